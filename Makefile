@@ -1,0 +1,55 @@
+# The two commands of the README: `make run` (set up, then dbt build on an embedded
+# local Spark) and `make test` (set up, then the whole test suite). Setup is
+# idempotent: the virtual environment is created once and refreshed only when the
+# dependency files change.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(CURDIR)/$(VENV)/bin
+STAMP := $(VENV)/.installed
+ADAPTER_SOURCES := $(shell find adapter -type f \( -name '*.py' -o -name '*.yml' -o -name '*.sql' -o -name '*.toml' \) 2>/dev/null)
+
+export SPARK_LOCAL_IP := 127.0.0.1
+export PYSPARK_PYTHON := $(BIN)/python
+export PYSPARK_DRIVER_PYTHON := $(BIN)/python
+export STREAM_WINDOWS_SPARK_DIR := $(CURDIR)/.spark
+export DBT_PROFILES_DIR := $(CURDIR)
+export DBT_SEND_ANONYMOUS_USAGE_STATS := false
+export PYTHONDONTWRITEBYTECODE := 1
+
+.PHONY: setup run test docs bench lint clean java
+
+setup: java $(STAMP)
+
+java:
+	@command -v java >/dev/null 2>&1 || { \
+	  echo "Java not found: installing a headless OpenJDK 17 (Spark's JVM)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jre-headless; }
+
+$(STAMP): pyproject.toml constraints.txt $(ADAPTER_SOURCES)
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[project]'
+	$(BIN)/python -m pip install -q -c constraints.txt --force-reinstall --no-deps ./adapter
+	@mkdir -p .spark
+	@touch $(STAMP)
+
+run: setup
+	$(BIN)/dbt build
+
+test: setup
+	$(BIN)/python -m pytest
+
+docs: setup
+	$(BIN)/dbt docs generate
+	$(BIN)/dbt docs serve --host 127.0.0.1 --port $${DOCS_PORT:-8080} --no-browser
+
+bench: setup
+	$(BIN)/python -m bench
+
+lint: setup
+	$(BIN)/sqlfluff lint models macros
+	$(BIN)/ruff check .
+
+clean:
+	rm -rf target logs .spark

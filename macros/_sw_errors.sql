@@ -1,0 +1,47 @@
+{#- Shared argument checks. Every message reads
+    "<macro>(): `<argument>` must be <rule>; got '<value>'." so a failing build
+    names the macro, the argument, what is allowed and what was given. -#}
+
+{% macro _sw_fail(macro_name, argument, rule, value) %}
+  {%- set msg -%}
+{{ macro_name }}(): `{{ argument }}` must be {{ rule }}; got '{{ value }}'.
+  {%- endset -%}
+  {{ exceptions.raise_compiler_error(msg) }}
+{% endmacro %}
+
+{% macro _sw_check_choice(macro_name, argument, value, allowed) %}
+  {%- if value not in allowed -%}
+    {{ _sw_fail(macro_name, argument, "one of " ~ (allowed | join(", ")), value) }}
+  {%- endif -%}
+{% endmacro %}
+
+{% macro _sw_as_list(macro_name, argument, value) %}
+  {#- A column argument may be one name or a list of names. -#}
+  {%- if value is none -%}
+    {{ return([]) }}
+  {%- elif value is string -%}
+    {{ return([value]) }}
+  {%- elif value is iterable and value is not mapping -%}
+    {%- for item in value if item is not string -%}
+      {{ _sw_fail(macro_name, argument, "a column name or a list of column names", value) }}
+    {%- endfor -%}
+    {{ return(value | list) }}
+  {%- else -%}
+    {{ _sw_fail(macro_name, argument, "a column name or a list of column names", value) }}
+  {%- endif -%}
+{% endmacro %}
+
+{% macro _sw_is_number(value) %}
+  {{ return(value is number and value is not boolean) }}
+{% endmacro %}
+
+{% macro _sw_check_columns_exist(macro_name, relation, wanted) %}
+  {#- With a ref()/source() relation, name a missing column and list the ones that
+      exist, instead of letting Spark fail later with UNRESOLVED_COLUMN. -#}
+  {%- if execute and relation is not string and relation.identifier is defined -%}
+    {%- set available = adapter.get_columns_in_relation(relation) | map(attribute='name') | map('lower') | list -%}
+    {%- for argument, column in wanted if column | lower not in available -%}
+      {{ _sw_fail(macro_name, argument, "a column of " ~ relation ~ " (" ~ (available | join(", ")) ~ ")", column) }}
+    {%- endfor -%}
+  {%- endif -%}
+{% endmacro %}

@@ -1,0 +1,162 @@
+{% macro range_window_aggregate(relation, time_column, range, aggregates, partition_by=none, direction='preceding', ties='arrival', arrival_order=none, columns=none, bounds=none, final_only=false, integer_avg=false, tick=none) %}
+  {{ return(adapter.dispatch('range_window_aggregate', 'stream_windows')(relation, time_column, range, aggregates, partition_by, direction, ties, arrival_order, columns, bounds, final_only, integer_avg, tick)) }}
+{% endmacro %}
+
+{#- SQLstream's `RANGE INTERVAL 'x' <unit> PRECEDING|FOLLOWING` windowed aggregation
+    as a SELECT over `relation`, one output row per input row (plus rowtime-bound rows
+    when `bounds` is given). Contract: SEMANTICS.md section 1.
+
+    ties='arrival' (default, streaming): the window of row r holds the rows with time
+    in [r.time - x, r.time] that arrived at or before r (FOLLOWING: [r.time, r.time + x],
+    r and the rows arriving after it). Spark's RANGE frame includes every peer of equal
+    time, so the window is computed as two frames merged per aggregate:
+      earlier  - RANGE BETWEEN x PRECEDING AND 1 tick PRECEDING over the partition,
+      peers    - ROWS UNBOUNDED PRECEDING..CURRENT ROW over (partition, time) by arrival.
+    Both are native Spark frames (segment tree), and the peer frame reuses the sort.
+    ties='peers' is the plain SQL-standard frame. -#}
+{% macro default__range_window_aggregate(relation, time_column, range, aggregates, partition_by, direction, ties, arrival_order, columns, bounds, final_only, integer_avg, tick) %}
+  {%- set macro_name = 'range_window_aggregate' -%}
+  {%- if relation is none -%}{{ _sw_fail(macro_name, 'relation', 'a relation (ref, source or CTE name)', relation) }}{%- endif -%}
+  {%- if time_column is not string or not time_column -%}{{ _sw_fail(macro_name, 'time_column', 'a column name', time_column) }}{%- endif -%}
+  {%- set direction = direction | lower if direction is string else direction -%}
+  {%- set ties = ties | lower if ties is string else ties -%}
+  {{- _sw_check_choice(macro_name, 'direction', direction, ['preceding', 'following']) -}}
+  {{- _sw_check_choice(macro_name, 'ties', ties, ['arrival', 'peers']) -}}
+  {%- set window_range = _sw_parse_range(macro_name, 'range', range) -%}
+  {%- set aggs = _sw_parse_aggregates(macro_name, aggregates) -%}
+  {%- set partitions = _sw_as_list(macro_name, 'partition_by', partition_by) -%}
+  {%- set passthrough = _sw_as_list(macro_name, 'columns', columns) -%}
+  {%- if arrival_order is not none and (arrival_order is not string or not arrival_order) -%}
+    {{ _sw_fail(macro_name, 'arrival_order', 'a column name', arrival_order) }}
+  {%- endif -%}
+  {%- if ties == 'arrival' and arrival_order is none -%}
+    {{ _sw_fail(macro_name, 'arrival_order', "a column giving arrival order (such as seq) when ties='arrival'", arrival_order) }}
+  {%- endif -%}
+  {%- for agg in aggs if agg.function in ('first', 'last') and arrival_order is none -%}
+    {{ _sw_fail(macro_name, 'arrival_order', "a column giving arrival order for " ~ agg.function ~ "()", arrival_order) }}
+  {%- endfor -%}
+  {%- if final_only and direction != 'following' -%}
+    {{ _sw_fail(macro_name, 'final_only', "false unless direction='following' (PRECEDING results are final when emitted)", final_only) }}
+  {%- endif -%}
+  {%- if tick is not none and (window_range.kind != 'number' or not _sw_is_number(tick) or tick <= 0) -%}
+    {{ _sw_fail(macro_name, 'tick', 'a number > 0, and only with a numeric range (a timestamp tick is 1 microsecond)', tick) }}
+  {%- endif -%}
+  {%- set wanted = [('time_column', time_column)] -%}
+  {%- for column in partitions -%}{%- do wanted.append(('partition_by', column)) -%}{%- endfor -%}
+  {%- if arrival_order -%}{%- do wanted.append(('arrival_order', arrival_order)) -%}{%- endif -%}
+  {%- for agg in aggs if agg.column != '*' -%}{%- do wanted.append(("aggregates['" ~ agg.name ~ "']", agg.column)) -%}{%- endfor -%}
+  {%- for column in passthrough -%}{%- do wanted.append(('columns', column)) -%}{%- endfor -%}
+  {{- _sw_check_columns_exist(macro_name, relation, wanted) -}}
+
+  {%- set key = 'unix_micros(cast(' ~ time_column ~ ' as timestamp))' if window_range.kind == 'interval' else time_column -%}
+  {%- set size = window_range.size -%}
+  {%- set step = 1 if window_range.kind == 'interval' else (tick if tick is not none else 1) -%}
+  {%- set mask = '_sw_is_bound' if bounds is not none else none -%}
+  {%- set source = _sw_source_with_bounds(macro_name, relation, bounds, time_column, arrival_order, passthrough, wanted) -%}
+  {%- set partition_sql = partitions | join(', ') -%}
+  {%- set over_partition = ('partition by ' ~ partition_sql ~ ' ') if partitions else '' -%}
+  {%- set internal = ['_sw_key'] -%}
+  {%- set outputs = [] -%}
+  {%- set split = ties == 'arrival' -%}
+  {%- set has_other_times = size >= step -%}
+
+  {%- set inner = [] -%}
+  {%- for agg in aggs -%}
+    {%- set x = _sw_input_expr(agg, mask) -%}
+    {%- if not split or not has_other_times -%}
+      {%- set column = '_sw_' ~ agg.name -%}
+      {%- do inner.append(_sw_single_window_expr(agg, x, arrival_order, integer_avg) ~ ' over ' ~ ('_sw_w_peers' if split else '_sw_w') ~ ' as ' ~ column) -%}
+      {%- do internal.append(column) -%}
+      {%- set expr = column -%}
+    {%- else -%}
+      {%- set a = {} -%}
+      {%- set b = {} -%}
+      {%- for part_name, part_sql in _sw_window_parts(agg, x, arrival_order) -%}
+        {%- set a_col = '_sw_' ~ agg.name ~ '__times_' ~ part_name -%}
+        {%- set b_col = '_sw_' ~ agg.name ~ '__peers_' ~ part_name -%}
+        {%- do inner.append(part_sql ~ ' over _sw_w_times as ' ~ a_col) -%}
+        {%- do inner.append(part_sql ~ ' over _sw_w_peers as ' ~ b_col) -%}
+        {%- do internal.extend([a_col, b_col]) -%}
+        {%- do a.update({part_name: a_col}) -%}
+        {%- do b.update({part_name: b_col}) -%}
+      {%- endfor -%}
+      {%- set expr = _sw_merge_parts(agg, a, b, integer_avg) -%}
+    {%- endif -%}
+    {%- if mask -%}{%- set expr = 'case when not ' ~ mask ~ ' then ' ~ expr ~ ' end' -%}{%- endif -%}
+    {%- do outputs.append(expr ~ ' as ' ~ agg.name) -%}
+  {%- endfor -%}
+
+  {%- if direction == 'preceding' -%}
+    {%- set frame_all = 'range between ' ~ size ~ ' preceding and current row' -%}
+    {%- set frame_times = 'range between ' ~ size ~ ' preceding and ' ~ step ~ ' preceding' -%}
+    {%- set frame_peers = 'rows between unbounded preceding and current row' -%}
+  {%- else -%}
+    {%- set frame_all = 'range between current row and ' ~ size ~ ' following' -%}
+    {%- set frame_times = 'range between ' ~ step ~ ' following and ' ~ size ~ ' following' -%}
+    {%- set frame_peers = 'rows between current row and unbounded following' -%}
+  {%- endif -%}
+  {%- set windows = [] -%}
+  {%- if split -%}
+    {%- do windows.append('_sw_w_peers as (partition by ' ~ (partitions + ['_sw_key']) | join(', ') ~ ' order by ' ~ arrival_order ~ ' ' ~ frame_peers ~ ')') -%}
+    {%- if has_other_times -%}
+      {%- do windows.append('_sw_w_times as (' ~ over_partition ~ 'order by _sw_key ' ~ frame_times ~ ')') -%}
+    {%- endif -%}
+  {%- else -%}
+    {%- do windows.append('_sw_w as (' ~ over_partition ~ 'order by _sw_key ' ~ frame_all ~ ')') -%}
+  {%- endif -%}
+
+  {%- if direction == 'following' -%}
+    {#- Final once the stream (data or a bound, any partition) is past r.time + x. -#}
+    {%- set stream_time = '(select max(' ~ key ~ ') from ' ~ source ~ ' as _sw_stream)' -%}
+    {%- do outputs.append('case when not ' ~ (mask or 'false') ~ ' then ' ~ stream_time ~ ' > _sw_key + ' ~ size ~ ' end as is_final') -%}
+  {%- endif -%}
+  {%- if mask -%}
+    {%- do outputs.append(mask ~ ' as is_bound') -%}
+    {%- do internal.append(mask) -%}
+  {%- endif -%}
+
+{%- if final_only %}
+select * from (
+{%- endif %}
+select
+    {{ (passthrough | join(', ')) if passthrough else '* except (' ~ internal | join(', ') ~ ')' }},
+    {{ outputs | join(',\n    ') }}
+from (
+    select
+        _sw_source.*,
+        {{ inner | join(',\n        ') }}
+    from (select *, {{ key }} as _sw_key from {{ source }} as _sw_input) as _sw_source
+    window
+        {{ windows | join(',\n        ') }}
+) as _sw_windowed
+{%- if final_only %}
+) as _sw_result
+where is_final is not false
+{%- endif %}
+{% endmacro %}
+
+{% macro _sw_source_with_bounds(macro_name, relation, bounds, time_column, arrival_order, passthrough, wanted) %}
+  {#- The input, or the input with the rowtime bounds appended as rows that carry
+      only a time (and an arrival position): NULL everywhere else, flagged
+      _sw_is_bound. The union needs the input's columns: the passthrough `columns`,
+      or those of a ref()/source() relation. -#}
+  {%- if bounds is none -%}
+    {{ return('(select * from ' ~ relation ~ ')') }}
+  {%- endif -%}
+  {%- if passthrough -%}
+    {%- set names = [] -%}
+    {%- for argument, column in wanted if column not in names -%}{%- do names.append(column) -%}{%- endfor -%}
+  {%- elif relation is not string and relation.identifier is defined -%}
+    {%- set names = (adapter.get_columns_in_relation(relation) | map(attribute='name') | list) if execute else [time_column] -%}
+  {%- else -%}
+    {{ _sw_fail(macro_name, 'columns', "the list of columns to pass through when `bounds` is given and `relation` is not a ref() or source()", passthrough) }}
+  {%- endif -%}
+  {%- set data_cols = [] -%}
+  {%- set bound_cols = [] -%}
+  {%- for name in names -%}
+    {%- do data_cols.append(name) -%}
+    {%- do bound_cols.append(name if name in (time_column, arrival_order) else 'null as ' ~ name) -%}
+  {%- endfor -%}
+  {{ return('(select ' ~ data_cols | join(', ') ~ ', false as _sw_is_bound from ' ~ relation
+            ~ ' union all select ' ~ bound_cols | join(', ') ~ ', true as _sw_is_bound from ' ~ bounds ~ ')') }}
+{% endmacro %}

@@ -1,0 +1,14 @@
+-- Real data: per-city trailing 24-hour min/max/avg of the 2010 hourly temperatures.
+{{ range_window_aggregate(
+    relation=ref('stg_vega__hourly_temperatures'),
+    time_column='reading_at',
+    range="INTERVAL '24' HOUR",
+    partition_by=['city'],
+    aggregates={
+        'min_temp_f_24h': 'min(temp_f)',
+        'max_temp_f_24h': 'max(temp_f)',
+        'avg_temp_f_24h': 'avg(temp_f)',
+        'readings_24h': 'count(*)',
+    },
+    arrival_order='seq',
+) }}

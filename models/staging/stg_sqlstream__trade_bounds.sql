@@ -1,0 +1,5 @@
+select
+    seq,
+    rowtime
+from {{ ref('ticker_trades') }}
+where is_bound

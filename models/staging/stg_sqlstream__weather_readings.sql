@@ -1,0 +1,6 @@
+select
+    seq,
+    rowtime,
+    city,
+    temp
+from {{ ref('weather') }}
