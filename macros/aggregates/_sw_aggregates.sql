@@ -24,7 +24,7 @@
     {%- if not modules.re.match("^[A-Za-z_][A-Za-z0-9_]*$", name) -%}
       {{ _sw_fail(macro_name, "aggregates", "keyed by plain output column names", name) }}
     {%- endif -%}
-    {%- set match = modules.re.match("^\s*([A-Za-z_]+)\s*\(\s*(\*|[A-Za-z_][A-Za-z0-9_]*)\s*\)\s*$", spec if spec is string else "") -%}
+    {%- set match = modules.re.match("^\\s*([A-Za-z_]+)\\s*[(]\\s*([*]|[A-Za-z_][A-Za-z0-9_]*)\\s*[)]\\s*$", spec if spec is string else "") -%}
     {%- if not match -%}
       {{ _sw_fail(macro_name, "aggregates['" ~ name ~ "']", "'function(column)' with function one of " ~ (known | join(", ")), spec) }}
     {%- endif -%}

@@ -15,7 +15,7 @@
     {%- if value < 0 -%}{{ _sw_fail(macro_name, argument, rule, value) }}{%- endif -%}
     {{ return({'kind': 'number', 'size': value}) }}
   {%- elif value is string -%}
-    {%- set match = modules.re.match("^\s*(?:interval\s+)?'?\s*(\d+(?:\.\d+)?)\s*'?\s*([a-z]+?)s?\s*$", value | lower) -%}
+    {%- set match = modules.re.match("^\\s*(?:interval\\s+)?'?\\s*(\\d+(?:[.]\\d+)?)\\s*'?\\s*([a-z]+?)s?\\s*$", value | lower) -%}
     {%- if not match or match.group(2) not in units -%}
       {{ _sw_fail(macro_name, argument, rule, value) }}
     {%- endif -%}

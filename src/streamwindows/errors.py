@@ -1,0 +1,176 @@
+"""Exceptions raised by the streamwindows engine.
+
+Every message names what went wrong precisely enough to fix the input without a
+debugger: parameter errors follow the house format
+``<function>(): `<param>` must be <rule>; got '<value>'.``, and row errors name the
+model, the arrival position, the group and the offending values.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "InvalidParameterError",
+    "NullFieldError",
+    "OutOfOrderError",
+    "StreamWindowsError",
+    "format_allowed",
+    "format_value",
+]
+
+
+def format_value(value: Any) -> str:
+    """Render a value for an error message: numpy scalars as Python, times as ISO text."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, (pd.Timestamp, _dt.datetime, _dt.date)):
+        return value.isoformat()
+    if isinstance(value, pd.Timedelta):
+        return str(value)
+    if value is None or value is pd.NA or value is pd.NaT:
+        return "NULL"
+    return str(value)
+
+
+def format_allowed(values: Iterable[Any]) -> str:
+    """``'a', 'b', 'c'``: the allowed values of a parameter, quoted, in the given order."""
+    return ", ".join(f"'{v}'" for v in values)
+
+
+def _format_group(group: Mapping[str, Any] | None) -> str:
+    if not group:
+        return "(no group_by)"
+    return "{" + ", ".join(f"{k!r}: {_python(v)!r}" for k, v in group.items()) + "}"
+
+
+def _python(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, pd.Timestamp):
+        return value.isoformat()
+    if value is pd.NA or value is pd.NaT:
+        return None
+    return value
+
+
+def _format_position(position: int, seq: Any) -> str:
+    text = f"arrival position {position}"
+    if seq is not None:
+        text += f" (seq {format_value(seq)})"
+    return text
+
+
+def _model_prefix(model: str | None) -> str:
+    return f"model '{model}': " if model else ""
+
+
+class StreamWindowsError(Exception):
+    """Base class of every error the engine raises on purpose."""
+
+
+class InvalidParameterError(StreamWindowsError, ValueError):
+    """A parameter (or an aggregate spec) is invalid; raised before any data is read.
+
+    Message: ``<function>(): `<parameter>` must be <rule>; got '<value>'<note>.`` with
+    ``model '<model>': `` in front when the model is known. ``rule`` lists the allowed
+    values when there is a set of them.
+    """
+
+    def __init__(
+        self,
+        function: str,
+        parameter: str,
+        rule: str,
+        value: Any,
+        *,
+        note: str = "",
+        model: str | None = None,
+    ) -> None:
+        self.function = function
+        self.parameter = parameter
+        self.rule = rule
+        self.value = value
+        self.model = model
+        message = (
+            f"{_model_prefix(model)}{function}(): `{parameter}` must be {rule}; "
+            f"got '{format_value(value)}'{note}."
+        )
+        super().__init__(message)
+
+
+class OutOfOrderError(StreamWindowsError):
+    """The dimension field went backwards: a tuple's value is below the previous tuple's.
+
+    ``position`` is the 0-based index in arrival order, ``seq`` the row's arrival-order
+    column value when one was given, ``group`` a dict of group column -> value.
+    """
+
+    def __init__(
+        self,
+        *,
+        field: str,
+        position: int,
+        group: Mapping[str, Any],
+        value: Any,
+        previous_value: Any,
+        seq: Any = None,
+        previous_position: int | None = None,
+        previous_group: Mapping[str, Any] | None = None,
+        model: str | None = None,
+    ) -> None:
+        self.model = model
+        self.field = field
+        self.position = position
+        self.seq = seq
+        self.group = dict(group)
+        self.value = value
+        self.previous_value = previous_value
+        self.previous_position = previous_position
+        self.previous_group = None if previous_group is None else dict(previous_group)
+        previous = f"previous value {format_value(previous_value)}"
+        if previous_position is not None:
+            previous += f" (arrival position {previous_position}"
+            if previous_group is not None:
+                previous += f", group {_format_group(previous_group)}"
+            previous += ")"
+        message = (
+            f"{_model_prefix(model)}OutOfOrder: field `{field}` went backwards at "
+            f"{_format_position(position, seq)} in group {_format_group(group)}: "
+            f"value {format_value(value)} is less than the {previous}. "
+            "The field must not decrease in arrival order."
+        )
+        super().__init__(message)
+
+
+class NullFieldError(StreamWindowsError):
+    """The dimension field (or the arrival-order column) is NULL or not finite on a row."""
+
+    def __init__(
+        self,
+        *,
+        field: str,
+        position: int,
+        group: Mapping[str, Any],
+        seq: Any = None,
+        value: Any = None,
+        model: str | None = None,
+    ) -> None:
+        self.model = model
+        self.field = field
+        self.position = position
+        self.seq = seq
+        self.group = dict(group)
+        self.value = value
+        what = "NULL" if value is None else f"not finite ({format_value(value)})"
+        message = (
+            f"{_model_prefix(model)}NULL field: `{field}` is {what} at "
+            f"{_format_position(position, seq)} in group {_format_group(group)}. "
+            "Every row needs a finite value."
+        )
+        super().__init__(message)

@@ -1,0 +1,495 @@
+"""Aggregates over contiguous row ranges, computed for many ranges at once.
+
+Every window the engine builds is a contiguous range ``[lo, hi)`` of one group's rows
+in arrival order (the dimension field never decreases, so a value range is an index
+range). An aggregate is therefore a function of ``(columns, lo, hi)`` that answers for
+all ranges in one vectorized pass: prefix sums for exact integer sums and counts,
+``ufunc.reduceat`` over the ranges sorted by ``lo`` for float sums and for min/max,
+plain gathers for FIRST/LAST. No Python loop runs over rows or ranges.
+
+NULL semantics are SQL's: SUM, AVG, MIN and MAX ignore NULLs and give NULL on a range
+with no non-NULL value (or no row); COUNT(*) counts rows and COUNT(col) non-NULL values,
+0 on an empty range; FIRST and LAST are the first and last row of the range in arrival
+order, NULL values included as they are. NaN in a float column is NULL, as in pandas.
+
+Result types are fixed by the input type, so a schema can be declared before any data
+is seen (Spark needs that): COUNT -> int64; SUM of an integer or boolean column ->
+nullable ``Int64`` (integer sums stay exact integers; int64 overflow wraps as in Spark's
+non-ANSI mode), SUM of a float column -> float64; AVG -> float64; MIN, MAX, FIRST and
+LAST keep the input type, made nullable (integers -> ``Int64``, booleans ->
+``boolean``, floats -> float64, timestamps and other types unchanged).
+
+Adding a function (the Odysseus set: MEDIAN, STDDEV, VAR, CORR, COV, NTH, NEST, ...)
+is one :func:`register_aggregate` call with a kernel over ``(columns, lo, hi)``;
+``arguments`` already allows several columns and literal options (``nth(price, 2)``).
+Mergeable partial states will hang off :class:`AggregateFunction` the same way (a kernel
+producing the state per range and a merge), keeping ranges the unit of work.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from pandas.api.extensions import ExtensionArray
+from pandas.api.types import (
+    is_bool_dtype,
+    is_float_dtype,
+    is_integer_dtype,
+    is_numeric_dtype,
+)
+
+from streamwindows.errors import InvalidParameterError
+
+__all__ = [
+    "AGGREGATE_FUNCTIONS",
+    "Aggregate",
+    "AggregateFunction",
+    "ColumnData",
+    "parse_aggregates",
+    "register_aggregate",
+]
+
+ColumnData = np.ndarray | ExtensionArray
+
+
+# --------------------------------------------------------------------------------------
+# Column preparation
+
+
+def _as_array(column: Any) -> ColumnData:
+    if isinstance(column, (pd.Series, pd.Index)):
+        column = column.array
+    if isinstance(column, pd.arrays.NumpyExtensionArray):
+        return column.to_numpy()
+    if isinstance(column, (np.ndarray, ExtensionArray)):
+        return column
+    return np.asarray(column)
+
+
+def _nulls(array: ColumnData) -> np.ndarray | None:
+    mask = np.asarray(pd.isna(array), dtype=bool)
+    return mask if mask.any() else None
+
+
+def _is_intlike(dtype: Any) -> bool:
+    return is_bool_dtype(dtype) or is_integer_dtype(dtype)
+
+
+def _numeric(array: ColumnData, fill: float) -> tuple[np.ndarray, np.ndarray | None]:
+    """(values as int64 or float64 with NULLs replaced by ``fill``, NULL mask or None)."""
+    nulls = _nulls(array)
+    if _is_intlike(array.dtype):
+        fill_int = int(np.clip(fill, np.iinfo(np.int64).min, np.iinfo(np.int64).max))
+        if isinstance(array, np.ndarray):
+            return array.astype(np.int64, copy=False), None
+        return np.asarray(array.to_numpy(dtype=np.int64, na_value=fill_int)), nulls
+    if isinstance(array, np.ndarray):
+        values = array.astype(np.float64, copy=False)
+        if nulls is not None:
+            values = np.where(nulls, fill, values)
+        return values, nulls
+    return np.asarray(array.to_numpy(dtype=np.float64, na_value=fill)), nulls
+
+
+def _nullable(array: ColumnData) -> ColumnData:
+    """The column in a type that can hold NULL (numpy ints/bools become masked arrays)."""
+    if isinstance(array, np.ndarray):
+        if array.dtype.kind == "b":
+            return pd.arrays.BooleanArray(array, np.zeros(len(array), dtype=bool))
+        if array.dtype.kind in "iu":
+            values = array.astype(np.int64, copy=False)
+            return pd.arrays.IntegerArray(values, np.zeros(len(array), dtype=bool))
+        if array.dtype.kind == "f":
+            return array.astype(np.float64, copy=False)
+        return array
+    if _is_intlike(array.dtype) and not is_bool_dtype(array.dtype):
+        return pd.array(array, dtype=pd.Int64Dtype())
+    if is_bool_dtype(array.dtype):
+        return pd.array(array, dtype=pd.BooleanDtype())
+    if is_float_dtype(array.dtype):
+        return np.asarray(array.to_numpy(dtype=np.float64, na_value=np.nan))
+    return array
+
+
+def nullable_dtype(dtype: Any) -> Any:
+    """The result type of MIN/MAX/FIRST/LAST over a column of type ``dtype``."""
+    if is_bool_dtype(dtype):
+        return pd.BooleanDtype()
+    if is_integer_dtype(dtype):
+        return pd.Int64Dtype()
+    if is_float_dtype(dtype):
+        return np.dtype(np.float64)
+    return dtype
+
+
+# --------------------------------------------------------------------------------------
+# Range kernels (vectorized over all ranges)
+
+
+def _counts(nulls: np.ndarray | None, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Number of non-NULL rows in each range (prefix sums; exact)."""
+    if nulls is None:
+        return (hi - lo).astype(np.int64)
+    prefix = np.zeros(len(nulls) + 1, dtype=np.int64)
+    np.cumsum(~nulls, out=prefix[1:])
+    return prefix[hi] - prefix[lo]
+
+
+def _prefix_sums(values: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    prefix = np.zeros(len(values) + 1, dtype=values.dtype)
+    np.cumsum(values, out=prefix[1:])
+    return prefix[hi] - prefix[lo]
+
+
+def range_reduce(
+    ufunc: np.ufunc, values: np.ndarray, lo: np.ndarray, hi: np.ndarray, fill: Any
+) -> np.ndarray:
+    """``ufunc.reduce(values[lo:hi])`` for every range at once; ``fill`` for empty ranges.
+
+    Uses ``ufunc.reduceat`` on the interleaved index pairs ``lo0, hi0, lo1, hi1, ...``
+    of the ranges sorted by ``lo``: the pair results at even positions are the range
+    results, and sorting bounds the work spent on the odd (in-between) segments by the
+    column length, so the cost is O(n + total range length).
+    """
+    out = np.full(len(lo), fill, dtype=values.dtype)
+    nonempty = hi > lo
+    if not nonempty.any():
+        return out
+    lo_ne, hi_ne = lo[nonempty], hi[nonempty]
+    order = np.argsort(lo_ne, kind="stable")
+    pairs = np.empty(2 * len(order), dtype=np.intp)
+    pairs[0::2] = lo_ne[order]
+    pairs[1::2] = hi_ne[order]
+    padded = np.concatenate([values, np.array([fill], dtype=values.dtype)])
+    reduced = ufunc.reduceat(padded, pairs)[0::2]
+    result = np.empty_like(reduced)
+    result[order] = reduced
+    out[nonempty] = result
+    return out
+
+
+def _kernel_count(columns: Sequence[ColumnData], lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    if not columns:
+        return (hi - lo).astype(np.int64)
+    return _counts(_nulls(columns[0]), lo, hi)
+
+
+def _kernel_sum(columns: Sequence[ColumnData], lo: np.ndarray, hi: np.ndarray) -> ColumnData:
+    column = columns[0]
+    values, nulls = _numeric(column, 0)
+    empty = _counts(nulls, lo, hi) == 0
+    if values.dtype == np.int64:
+        return pd.arrays.IntegerArray(_prefix_sums(values, lo, hi), empty)
+    # Float prefix sums would cancel catastrophically; reduceat adds each range afresh.
+    sums = range_reduce(np.add, values, lo, hi, 0.0)
+    sums[empty] = np.nan
+    return sums
+
+
+def _kernel_avg(columns: Sequence[ColumnData], lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    values, nulls = _numeric(columns[0], 0)
+    counts = _counts(nulls, lo, hi)
+    if values.dtype == np.int64:
+        sums = _prefix_sums(values, lo, hi).astype(np.float64)
+    else:
+        sums = range_reduce(np.add, values, lo, hi, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = sums / counts
+    means[counts == 0] = np.nan
+    return means
+
+
+def _extreme(
+    columns: Sequence[ColumnData], lo: np.ndarray, hi: np.ndarray, *, largest: bool
+) -> ColumnData:
+    array = _as_array(columns[0])
+    ufunc = np.maximum if largest else np.minimum
+    if is_numeric_dtype(array.dtype):
+        if _is_intlike(array.dtype):
+            info = np.iinfo(np.int64)
+            fill = info.min if largest else info.max
+        else:
+            fill = -np.inf if largest else np.inf
+        values, nulls = _numeric(array, fill)
+        result = range_reduce(ufunc, values, lo, hi, values.dtype.type(fill))
+        empty = _counts(nulls, lo, hi) == 0
+        if is_bool_dtype(array.dtype):
+            return pd.arrays.BooleanArray(result.astype(bool), empty)
+        if values.dtype == np.int64:
+            return pd.arrays.IntegerArray(result, empty)
+        result[empty] = np.nan
+        return result
+    # Timestamps, strings, ...: reduce the sorted codes, then map the codes back.
+    codes, uniques = pd.factorize(array, sort=True, use_na_sentinel=True)
+    codes = codes.astype(np.int64)
+    if not largest:
+        codes = np.where(codes < 0, len(uniques), codes)
+    sentinel = -1 if largest else len(uniques)
+    picked = range_reduce(ufunc, codes, lo, hi, np.int64(sentinel))
+    picked[picked == len(uniques)] = -1
+    return pd.api.extensions.take(_as_array(uniques), picked, allow_fill=True)
+
+
+def _kernel_min(columns: Sequence[ColumnData], lo: np.ndarray, hi: np.ndarray) -> ColumnData:
+    return _extreme(columns, lo, hi, largest=False)
+
+
+def _kernel_max(columns: Sequence[ColumnData], lo: np.ndarray, hi: np.ndarray) -> ColumnData:
+    return _extreme(columns, lo, hi, largest=True)
+
+
+def _pick(columns: Sequence[ColumnData], rows: np.ndarray, present: np.ndarray) -> ColumnData:
+    array = _nullable(_as_array(columns[0]))
+    return pd.api.extensions.take(array, np.where(present, rows, -1), allow_fill=True)
+
+
+def _kernel_first(columns: Sequence[ColumnData], lo: np.ndarray, hi: np.ndarray) -> ColumnData:
+    return _pick(columns, lo, hi > lo)
+
+
+def _kernel_last(columns: Sequence[ColumnData], lo: np.ndarray, hi: np.ndarray) -> ColumnData:
+    return _pick(columns, hi - 1, hi > lo)
+
+
+# --------------------------------------------------------------------------------------
+# Registry
+
+
+def _any_dtype(dtype: Any) -> bool:
+    return True
+
+
+def _numeric_dtype(dtype: Any) -> bool:
+    return is_numeric_dtype(dtype)
+
+
+def _count_dtype(dtypes: Sequence[Any]) -> Any:
+    return np.dtype(np.int64)
+
+
+def _sum_dtype(dtypes: Sequence[Any]) -> Any:
+    return pd.Int64Dtype() if _is_intlike(dtypes[0]) else np.dtype(np.float64)
+
+
+def _avg_dtype(dtypes: Sequence[Any]) -> Any:
+    return np.dtype(np.float64)
+
+
+def _same_dtype(dtypes: Sequence[Any]) -> Any:
+    return nullable_dtype(dtypes[0])
+
+
+@dataclass(frozen=True)
+class AggregateFunction:
+    """One aggregate function: how to call it and how to compute it over ranges.
+
+    ``arguments`` lists the argument kinds in order: ``"column"`` (an input column),
+    ``"column_or_star"`` (a column or ``*``, as in ``count(*)``). ``kernel(columns, lo,
+    hi)`` receives the argument columns (``*`` passes none) and the range bounds and
+    returns one value per range; ``result_dtype(input_dtypes)`` is the type it returns.
+    ``accepts(dtype)`` says whether a column type is allowed, ``accepts_rule`` says so in
+    words for the error message.
+    """
+
+    name: str
+    kernel: Callable[..., ColumnData]
+    result_dtype: Callable[[Sequence[Any]], Any]
+    arguments: tuple[str, ...] = ("column",)
+    accepts: Callable[[Any], bool] = _any_dtype
+    accepts_rule: str = "a column"
+    description: str = ""
+
+
+AGGREGATE_FUNCTIONS: dict[str, AggregateFunction] = {}
+
+
+def register_aggregate(function: AggregateFunction, *, replace: bool = False) -> None:
+    """Make ``function`` available to aggregate specs under its (lower-case) name."""
+    key = function.name.lower()
+    if key in AGGREGATE_FUNCTIONS and not replace:
+        raise ValueError(f"aggregate function {key!r} is already registered")
+    AGGREGATE_FUNCTIONS[key] = function
+
+
+for _function in (
+    AggregateFunction(
+        "count", _kernel_count, _count_dtype, ("column_or_star",),
+        description="COUNT(*) rows; COUNT(col) non-NULL values",
+    ),
+    AggregateFunction(
+        "sum", _kernel_sum, _sum_dtype, accepts=_numeric_dtype,
+        accepts_rule="a numeric column", description="sum of the non-NULL values",
+    ),
+    AggregateFunction(
+        "avg", _kernel_avg, _avg_dtype, accepts=_numeric_dtype,
+        accepts_rule="a numeric column", description="mean of the non-NULL values",
+    ),
+    AggregateFunction("min", _kernel_min, _same_dtype, description="smallest non-NULL value"),
+    AggregateFunction("max", _kernel_max, _same_dtype, description="largest non-NULL value"),
+    AggregateFunction("first", _kernel_first, _same_dtype, description="first row's value"),
+    AggregateFunction("last", _kernel_last, _same_dtype, description="last row's value"),
+):
+    register_aggregate(_function)
+
+
+# --------------------------------------------------------------------------------------
+# Bound aggregates and spec parsing
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    """An aggregate bound to its output name and input columns.
+
+    ``dtype`` is the output type given the input column types (None when those were not
+    known at parse time).
+    """
+
+    name: str
+    function: AggregateFunction
+    columns: tuple[str, ...]
+    dtype: Any = None
+
+    @property
+    def spec(self) -> str:
+        """The normalized spec, e.g. ``sum(volume)`` or ``count(*)``."""
+        args = ", ".join(self.columns) if self.columns else "*"
+        return f"{self.function.name}({args})"
+
+    def result_dtype(self, input_dtypes: Mapping[str, Any]) -> Any:
+        """The output type for the given input column types."""
+        return self.function.result_dtype([input_dtypes[c] for c in self.columns])
+
+    def compute(
+        self, columns: Mapping[str, Any], lo: np.ndarray, hi: np.ndarray
+    ) -> ColumnData:
+        """The aggregate over rows ``[lo[i], hi[i])`` of ``columns``, for every i."""
+        lo = np.asarray(lo, dtype=np.intp)
+        hi = np.asarray(hi, dtype=np.intp)
+        arrays = [_as_array(columns[c]) for c in self.columns]
+        return self.function.kernel(arrays, lo, hi)
+
+
+_SPEC = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*\((.*)\)\s*$", re.DOTALL)
+_SPEC_RULE = "an aggregate spec like 'sum(volume)', 'count(*)' or ('sum', 'volume')"
+
+
+def _split_arguments(text: str) -> list[str] | None:
+    """Split ``a, `b, c`, *`` on top-level commas; backticks quote a column name."""
+    if not text.strip():
+        return []
+    arguments, current, quoted = [], [], False
+    for char in text:
+        if char == "`":
+            quoted = not quoted
+        if char == "," and not quoted:
+            arguments.append("".join(current).strip())
+            current = []
+        else:
+            current.append(char)
+    if quoted:
+        return None
+    arguments.append("".join(current).strip())
+    if any(not a for a in arguments):
+        return None
+    return [a[1:-1] if len(a) >= 2 and a[0] == a[-1] == "`" else a for a in arguments]
+
+
+def _parse_one(spec: Any) -> tuple[str, list[str]] | None:
+    if isinstance(spec, str):
+        match = _SPEC.match(spec)
+        if match is None:
+            return None
+        arguments = _split_arguments(match.group(2))
+        return None if arguments is None else (match.group(1), arguments)
+    if isinstance(spec, (tuple, list)) and spec and all(isinstance(s, str) for s in spec):
+        return spec[0].strip(), [s.strip() for s in spec[1:]]
+    return None
+
+
+def parse_aggregates(
+    aggregates: Any,
+    available_columns: Mapping[str, Any] | Sequence[str],
+    function_name: str,
+    *,
+    model: str | None = None,
+    parameter: str = "aggregates",
+) -> list[Aggregate]:
+    """Parse ``{output_name: spec}`` into :class:`Aggregate` objects, in the given order.
+
+    A spec is a string such as ``"sum(volume)"``, ``"COUNT(*)"`` or ``"avg(`low temp`)"``
+    (function names are case-insensitive, backticks quote a column name) or a tuple
+    ``("sum", "volume")``. ``available_columns`` maps the input's column names to their
+    types (the types give each aggregate's output type and are checked against what the
+    function accepts) or just lists the names. Raises :class:`InvalidParameterError`
+    naming ``function_name``, the spec and the rule it breaks.
+    """
+
+    def fail(rule: str, value: Any, note: str = "") -> InvalidParameterError:
+        return InvalidParameterError(
+            function_name, parameter, rule, value, note=note, model=model
+        )
+
+    if not isinstance(aggregates, Mapping):
+        raise fail("a mapping of output column name to aggregate spec", aggregates)
+    if isinstance(available_columns, Mapping):
+        dtypes: Mapping[str, Any] | None = dict(available_columns)
+        names = list(available_columns)
+    else:
+        dtypes = None
+        names = list(available_columns)
+    known = ", ".join(sorted(AGGREGATE_FUNCTIONS))
+    parsed = []
+    for output, spec in aggregates.items():
+        if not isinstance(output, str) or not output:
+            raise fail("keyed by non-empty output column names", output)
+        where = f" for output '{output}'"
+        shown = spec if isinstance(spec, str) else repr(spec)
+        call = _parse_one(spec)
+        if call is None:
+            raise fail(_SPEC_RULE, shown, where)
+        function_key, arguments = call
+        function = AGGREGATE_FUNCTIONS.get(function_key.lower())
+        if function is None:
+            raise fail(f"a known aggregate function ({known})", shown, where)
+        if len(arguments) != len(function.arguments):
+            wanted = ", ".join(function.arguments)
+            raise fail(
+                f"a call of {function.name}() with {len(function.arguments)} "
+                f"argument(s) ({wanted})",
+                shown,
+                where,
+            )
+        columns = []
+        for kind, argument in zip(function.arguments, arguments, strict=True):
+            if argument == "*":
+                if kind != "column_or_star":
+                    raise fail(
+                        f"a call of {function.name}() on a column ('*' is only allowed "
+                        "in count(*))",
+                        shown,
+                        where,
+                    )
+                continue
+            if argument not in names:
+                raise fail(
+                    f"columns of the input (available: {', '.join(map(str, names))})",
+                    argument,
+                    f" in {shown}{where}",
+                )
+            if dtypes is not None and not function.accepts(dtypes[argument]):
+                raise fail(
+                    f"a call of {function.name}() on {function.accepts_rule}",
+                    argument,
+                    f" (dtype {dtypes[argument]}) in {shown}{where}",
+                )
+            columns.append(argument)
+        dtype = (
+            function.result_dtype([dtypes[c] for c in columns]) if dtypes is not None else None
+        )
+        parsed.append(Aggregate(output, function, tuple(columns), dtype))
+    return parsed

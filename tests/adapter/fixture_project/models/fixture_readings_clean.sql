@@ -1,0 +1,6 @@
+select
+    reading_id,
+    station,
+    value,
+    note
+from {{ ref('fixture_readings') }}

@@ -1,0 +1,65 @@
+"""The project builds unchanged on a real multi-process Spark cluster (`--target
+cluster`: a standalone master and two workers on 127.0.0.1, each executor its own
+JVM) and every model table equals the local build's."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import PROJECT_DIR, SPARK_DIR
+
+sys.path.insert(0, str(PROJECT_DIR / "scripts"))
+import standalone_cluster  # noqa: E402
+
+CLUSTER_DIR = PROJECT_DIR / ".spark" / "pytest-cluster"
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    started = standalone_cluster.start(workers=2, cores=1, memory="3g", worker_python=sys.executable,
+                                       state_dir=CLUSTER_DIR / "processes")
+    yield started
+    standalone_cluster.stop(started)
+
+
+@pytest.mark.cluster
+def test_cluster_build_equals_local_build(project_build, spark, cluster):
+    assert cluster.alive_workers() == 2
+    env = {
+        **os.environ,
+        "SPARK_MASTER_URL": cluster.master_url,
+        "STREAM_WINDOWS_SPARK_DIR": str(CLUSTER_DIR),
+        "SPARK_DRIVER_MEMORY": "2g",
+    }
+    dbt = str(Path(sys.executable).parent / "dbt")
+    completed = subprocess.run(
+        [dbt, "build", "--target", "cluster", "--project-dir", str(PROJECT_DIR), "--profiles-dir", str(PROJECT_DIR),
+         "--target-path", str(CLUSTER_DIR / "target"), "--log-path", str(CLUSTER_DIR / "logs")],
+        env=env, capture_output=True, text=True, timeout=1200,
+    )
+    assert completed.returncode == 0, completed.stdout[-4000:] + completed.stderr[-4000:]
+
+    run_results = json.loads((CLUSTER_DIR / "target" / "run_results.json").read_text())
+    built = [r["unique_id"].split(".")[-1] for r in run_results["results"]
+             if r["unique_id"].startswith("model.") and r["status"] == "success"]
+    assert "weather_minmax_24h" in built
+    # The build ran on the cluster: both workers launched executors for its application.
+    for worker in ("worker-0", "worker-1"):
+        assert list((CLUSTER_DIR / "processes" / worker).glob("app-*")), f"{worker} ran no executor"
+    manifest = json.loads((CLUSTER_DIR / "target" / "manifest.json").read_text())
+    tables = [n["name"] for n in manifest["nodes"].values()
+              if n["resource_type"] == "model" and n["config"]["materialized"] == "table"]
+    assert tables
+    for table in tables:
+        local = spark.read.parquet(str(SPARK_DIR / "warehouse" / "stream_windows.db" / table))
+        remote = spark.read.parquet(str(CLUSTER_DIR / "warehouse" / "stream_windows.db" / table))
+        assert local.columns == remote.columns, table
+        assert local.count() == remote.count() > 0, table
+        assert local.exceptAll(remote).count() == 0, table
+        assert remote.exceptAll(local).count() == 0, table

@@ -1,0 +1,58 @@
+"""One embedded Spark for the whole pytest run.
+
+dbt runs in-process (dbtRunner), so every dbt invocation and every direct Spark
+query of the run share one SparkSession (one JVM start, ~8 s, instead of one per
+test). The suite's catalog lives in <project>/.spark/pytest, apart from `make run`'s.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+PROJECT_DIR = Path(__file__).resolve().parents[1]
+SPARK_DIR = PROJECT_DIR / ".spark" / "pytest"
+
+os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+os.environ["STREAM_WINDOWS_SPARK_DIR"] = str(SPARK_DIR)
+os.environ["DBT_PROFILES_DIR"] = str(PROJECT_DIR)
+os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
+os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+
+
+class DbtFailure(AssertionError):
+    pass
+
+
+def run_dbt(*args: str, project_dir: Path = PROJECT_DIR, expect_success: bool = True):
+    """Invoke dbt in this process; returns the dbtRunnerResult."""
+    from dbt.cli.main import dbtRunner
+
+    argv = [*args, "--project-dir", str(project_dir), "--profiles-dir", str(PROJECT_DIR)]
+    result = dbtRunner().invoke(argv)
+    if expect_success and not result.success:
+        raise DbtFailure(f"dbt {' '.join(args)} failed: {result.exception or result.result}")
+    return result
+
+
+@pytest.fixture(scope="session")
+def project_build():
+    """The whole project built once: `dbt build` (seeds, models, data tests)."""
+    SPARK_DIR.mkdir(parents=True, exist_ok=True)
+    return run_dbt("build")
+
+
+@pytest.fixture(scope="session")
+def spark(project_build):
+    from pyspark.sql import SparkSession
+
+    session = SparkSession.getActiveSession() or SparkSession.builder.getOrCreate()
+    return session
+
+
+def rows(spark, sql: str) -> list[dict]:
+    return [row.asDict() for row in spark.sql(sql).collect()]

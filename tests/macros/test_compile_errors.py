@@ -1,0 +1,150 @@
+"""Every invalid argument of the window macros fails at compile time with a message
+naming the macro, the argument, the rule (allowed values) and the value given."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import run_dbt
+
+WEATHER = "ref('stg_sqlstream__weather_readings')"
+RANGE_OK = dict(
+    relation=WEATHER, time_column="'rowtime'", range="\"INTERVAL '1' DAY\"",
+    aggregates="{'t': 'min(temp)'}", arrival_order="'seq'",
+)
+ROWS_OK = dict(relation=WEATHER, rows="3", aggregates="{'t': 'min(temp)'}", arrival_order="'seq'")
+
+
+def call(macro: str, base: dict, **changes: str | None) -> str:
+    args = {**base, **changes}
+    rendered = ", ".join(f"{k}={v}" for k, v in args.items() if v is not None)
+    return f"{{{{ {macro}({rendered}) }}}}"
+
+
+def compile_error(inline: str) -> str:
+    result = run_dbt("compile", "--inline", inline, expect_success=False)
+    assert not result.success, f"compiled without error: {inline}"
+    messages = []
+    error = result.exception
+    while error is not None:  # dbt wraps the macro's CompilationError
+        messages.append(str(error))
+        error = error.__cause__ or error.__context__
+    if result.result is not None and hasattr(result.result, "results"):
+        messages += [str(r.message) for r in result.result.results]
+    return " ".join(" ".join(m.split()) for m in messages)
+
+
+CASES = [
+    pytest.param(
+        call("range_window_aggregate", RANGE_OK, aggregates="{'t': 'median(temp)'}"),
+        "range_window_aggregate(): `aggregates['t']` must be a known function: one of avg, count, "
+        "first, last, max, min, sum; got 'median(temp)'.",
+        id="unknown aggregate",
+    ),
+    pytest.param(
+        call("range_window_aggregate", RANGE_OK, aggregates="{'t': 'temp'}"),
+        "range_window_aggregate(): `aggregates['t']` must be 'function(column)'",
+        id="aggregate without a function",
+    ),
+    pytest.param(
+        call("range_window_aggregate", RANGE_OK, aggregates="{'t': 'sum(*)'}"),
+        "`aggregates['t']` must be function(column); only count takes *; got 'sum(*)'.",
+        id="star outside count",
+    ),
+    pytest.param(
+        call("range_window_aggregate", RANGE_OK, aggregates="{}"),
+        "range_window_aggregate(): `aggregates` must be a mapping of output column to 'function(column)'",
+        id="no aggregates",
+    ),
+    pytest.param(
+        call("range_window_aggregate", RANGE_OK, range="\"INTERVAL '1' MONTH\""),
+        "range_window_aggregate(): `range` must be a number >= 0 (numeric RANGE) or an interval such as "
+        "\"INTERVAL '1' DAY\" or '90 minutes' with a unit in microsecond, millisecond, second, minute, "
+        "hour, day, week; got 'INTERVAL '1' MONTH'.",
+        id="interval with a month",
+    ),
+    pytest.param(
+        call("range_window_aggregate", RANGE_OK, range="'a while'"),
+        "`range` must be a number >= 0 (numeric RANGE) or an interval",
+        id="interval that is not one",
+    ),
+    pytest.param(
+        call("range_window_aggregate", RANGE_OK, range="-5", direction="'following'"),
+        "range_window_aggregate(): `range` must be a number >= 0 (numeric RANGE) or an interval",
+        id="following with a negative size",
+    ),
+    pytest.param(
+        call("range_window_aggregate", RANGE_OK, arrival_order=None),
+        "range_window_aggregate(): `arrival_order` must be a column giving arrival order (such as seq) "
+        "when ties='arrival'; got 'None'.",
+        id="missing arrival order column",
+    ),
+    pytest.param(
+        call("range_window_aggregate", RANGE_OK, ties="'strict'"),
+        "range_window_aggregate(): `ties` must be one of arrival, peers; got 'strict'.",
+        id="unknown ties",
+    ),
+    pytest.param(
+        call("range_window_aggregate", RANGE_OK, direction="'backwards'"),
+        "range_window_aggregate(): `direction` must be one of preceding, following; got 'backwards'.",
+        id="unknown direction",
+    ),
+    pytest.param(
+        call("range_window_aggregate", RANGE_OK, time_column="'observed_at'"),
+        "range_window_aggregate(): `time_column` must be a column of stream_windows.stg_sqlstream__weather_readings "
+        "(seq, rowtime, city, temp); got 'observed_at'.",
+        id="missing time column",
+    ),
+    pytest.param(
+        call("range_window_aggregate", RANGE_OK, aggregates="{'t': 'max(temperature)'}"),
+        "`aggregates['t']` must be a column of stream_windows.stg_sqlstream__weather_readings "
+        "(seq, rowtime, city, temp); got 'temperature'.",
+        id="aggregate over a missing column",
+    ),
+    pytest.param(
+        call("range_window_aggregate", RANGE_OK, partition_by="['town']"),
+        "`partition_by` must be a column of stream_windows.stg_sqlstream__weather_readings",
+        id="missing partition column",
+    ),
+    pytest.param(
+        call("range_window_aggregate", RANGE_OK, final_only="true"),
+        "range_window_aggregate(): `final_only` must be false unless direction='following'",
+        id="final_only on preceding",
+    ),
+    pytest.param(
+        call("range_window_aggregate", RANGE_OK, tick="0.5"),
+        "range_window_aggregate(): `tick` must be a number > 0, and only with a numeric range",
+        id="tick with an interval",
+    ),
+    pytest.param(
+        call("rows_window_aggregate", ROWS_OK, rows="\"INTERVAL '1' HOUR\""),
+        "rows_window_aggregate(): `rows` must be a whole number of rows >= 0 (ROWS takes a row count, "
+        "not an interval); got 'INTERVAL '1' HOUR'.",
+        id="rows with an interval",
+    ),
+    pytest.param(
+        call("rows_window_aggregate", ROWS_OK, rows="-1"),
+        "rows_window_aggregate(): `rows` must be a whole number of rows >= 0",
+        id="negative rows",
+    ),
+    pytest.param(
+        call("rows_window_aggregate", ROWS_OK, arrival_order="none"),
+        "rows_window_aggregate(): `arrival_order` must be a column giving arrival order (such as seq); got 'None'.",
+        id="rows without an order column",
+    ),
+    pytest.param(
+        call("rows_window_aggregate", ROWS_OK, aggregates="{'t': 'mode(temp)'}"),
+        "rows_window_aggregate(): `aggregates['t']` must be a known function",
+        id="rows with an unknown aggregate",
+    ),
+]
+
+
+@pytest.mark.parametrize(("inline", "message"), CASES)
+def test_invalid_argument_fails_at_compile_time(project_build, inline, message):
+    assert message in compile_error(inline)
+
+
+def test_valid_call_compiles(project_build):
+    result = run_dbt("compile", "--inline", call("range_window_aggregate", RANGE_OK))
+    assert "range between 86400000000 preceding and 1 preceding" in result.result.results[0].node.compiled_code
