@@ -17,7 +17,7 @@ export DBT_PROFILES_DIR := $(CURDIR)
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: setup run test docs bench lint clean java
+.PHONY: setup run test docs bench lint clean java cluster-up cluster-down
 
 setup: java $(STAMP)
 
@@ -48,8 +48,16 @@ bench: setup
 	$(BIN)/python -m bench
 
 lint: setup
-	$(BIN)/sqlfluff lint models macros
+	$(BIN)/sqlfluff lint models
+	cd macros && $(BIN)/sqlfluff lint .
+	cd tests/dbt && $(BIN)/sqlfluff lint .
 	$(BIN)/ruff check .
 
 clean:
 	rm -rf target logs .spark
+
+cluster-up: setup
+	$(BIN)/python scripts/standalone_cluster.py up
+
+cluster-down: setup
+	$(BIN)/python scripts/standalone_cluster.py down

@@ -53,7 +53,7 @@ class Cluster:
 
 
 def start(workers: int = 2, cores: int = 1, memory: str = "3g", worker_python: str | None = None,
-          state_dir: Path = STATE_DIR, timeout: float = 90) -> Cluster:
+          state_dir: Path = STATE_DIR, timeout: float = 90, port: int | None = None) -> Cluster:
     """Start a master and `workers` workers; return once every worker is registered.
     `worker_python` is the interpreter the executors' Python workers use."""
     state_dir.mkdir(parents=True, exist_ok=True)
@@ -61,7 +61,7 @@ def start(workers: int = 2, cores: int = 1, memory: str = "3g", worker_python: s
     env = {**os.environ, "SPARK_HOME": str(_spark_home()), "SPARK_LOCAL_IP": "127.0.0.1"}
     if worker_python:
         env["PYSPARK_PYTHON"] = worker_python
-    port, web_port = _free_port(), _free_port()
+    port, web_port = port or _free_port(), _free_port()
     cluster = Cluster(f"spark://127.0.0.1:{port}", f"http://127.0.0.1:{web_port}")
 
     def launch(name: str, *args: str) -> None:
@@ -117,10 +117,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("command", choices=["up", "down"])
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--port", type=int, default=7077, help="master port (the cluster profile's default)")
     args = parser.parse_args()
     pid_file = STATE_DIR / "pids.json"
     if args.command == "up":
-        cluster = start(workers=args.workers, worker_python=os.environ.get("PYSPARK_PYTHON", sys.executable))
+        cluster = start(workers=args.workers, port=args.port,
+                        worker_python=os.environ.get("PYSPARK_PYTHON", sys.executable))
         pid_file.write_text(json.dumps(cluster.__dict__))
         print(cluster.master_url)
     else:

@@ -24,8 +24,8 @@ How it is computed without replaying tuple by tuple
   first tuple arriving after the opening tuple with value >= p, provided that tuple's
   value is still below ``end`` (otherwise the window closes on it first and the point
   is never emitted). Its contents are g's tuples that arrived before the emitting tuple:
-  g's tuples with value < p, or, when p is at or below the opening value (a window that
-  'all' opened in the past), exactly the tuples up to the opening one. Both cases are
+  g's tuples with value < p, or, when p is at or below the opening value (the window
+  opened after its point), exactly the tuples up to the opening one. Both cases are
   ``hi = max(first index with value >= p, opening index + 1)``, computed per group.
 
 So the work splits into public steps that a distributed layer can run separately:
@@ -33,18 +33,24 @@ So the work splits into public steps that a distributed layer can run separately
 :func:`group_windows` (one group, embarrassingly parallel), :func:`resolve_emissions`
 (as-of search of the thresholds in the global value sequence) and
 :func:`order_emissions` (total order and output types). :func:`field_dimension_aggregate`
-chains them on a pandas frame, running the per-group step on all groups at once.
+chains them on a pandas frame, running the per-group step on all groups at once (the
+same vectorized core, over all groups' rows laid out group after group). Everything is
+O(rows + windows + emission candidates) numpy work plus sorts; the only loop that is
+not bounded by a constant is the pointer doubling of ``opening='none'`` (log2 of the
+largest group's size rounds).
 
 Decisions the contract leaves open
 ----------------------------------
 * Order within one tuple: all closes first, by (window start, group's first arrival);
   then the intermediates by (window start, group's first arrival, point). Drains come
   after everything, by (window start, group's first arrival).
-* A window opened by 'all' starting in the past emits its already-passed points on the
-  next tuple of any group (not on the opening tuple: step 3 precedes step 4), all with
-  the contents it holds then. Points of a window that closes on the same tuple are not
-  emitted: the window is gone when step 3 runs. Drain emits each still-open window once
-  with its final contents; points never reached are not emitted.
+* A window with points at or before the value of the tuple that opened it (a window
+  'all' opens in the past, or any grid window opened well after its start) emits those
+  points on the next tuple of any group (not on the opening tuple: step 3 precedes
+  step 4), each holding the tuples up to the opening one. Points of a window that
+  closes on the same tuple are not emitted: the window is gone when step 3 runs. Drain
+  emits each still-open window once with its final contents; points never reached are
+  not emitted.
 * Without ``size`` there is no grid: ``advance`` must be omitted, ``offset`` must be 0
   and each group has one window, starting at its first value, that never closes. With
   ``opening='none'`` ``advance`` and a non-zero ``offset`` are rejected too.
@@ -59,6 +65,8 @@ Decisions the contract leaves open
 * Timestamp fields run on integer nanoseconds; ``size``, ``advance``, ``offset`` and
   ``emit_every`` are seconds (int or float, rounded to the nanosecond) or timedeltas.
   Window bounds and ``emitted_at`` come back as ``datetime64[ns]`` (time zone kept).
+* Without ``size``, intermediate points continue for as long as the input does (a
+  window that never closes emits at every point reached).
 * Output types: ``window_start`` int64 / float64 / datetime64; ``window_end`` and
   ``emitted_at`` nullable (``Int64`` for integer bounds and integer fields); aggregates
   per :mod:`streamwindows.range_aggregates`.
@@ -69,6 +77,7 @@ Decisions the contract leaves open
 
 from __future__ import annotations
 
+import datetime
 import numbers
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -81,6 +90,7 @@ from pandas.api.types import (
     is_datetime64_any_dtype,
     is_float_dtype,
     is_integer_dtype,
+    pandas_dtype,
 )
 
 from streamwindows.errors import (
@@ -131,7 +141,9 @@ CANDIDATE_COLUMNS = (
 _RESERVED = tuple(
     dict.fromkeys(OUTPUT_COLUMNS + CANDIDATE_COLUMNS + ("emitted_position",))
 )
-_PHASES = {"close": 0, "intermediate": 1, "drain": 2}
+EMIT_KINDS = ("close", "intermediate", "drain")  # also the phase order on one tuple
+_CLOSE, _INTERMEDIATE, _DRAIN = range(3)
+_GROUP_NUMBER = "__group_number__"  # internal stand-in for the group columns
 
 
 # --------------------------------------------------------------------------------------
@@ -188,9 +200,7 @@ def _field_kind(dtype: Any) -> str | None:
 
 
 def _is_timedelta(value: Any) -> bool:
-    return isinstance(value, (pd.Timedelta, np.timedelta64)) or (
-        type(value).__name__ == "timedelta"
-    )
+    return isinstance(value, (datetime.timedelta, np.timedelta64))
 
 
 def _to_number(value: Any) -> int | float | None:
@@ -224,7 +234,8 @@ def validate_parameters(
 ) -> FieldDimensionParams:
     """Check every parameter against the input's schema; no data is read.
 
-    ``columns`` maps the input's column names to their types (``df.dtypes`` will do).
+    ``columns`` maps the input's column names to their numpy/pandas types or type names
+    (``df.dtypes`` will do; ``{"time": "int64", "ts": "datetime64[us, UTC]"}`` too).
     Returns the normalized :class:`FieldDimensionParams`; raises
     :class:`InvalidParameterError` naming the parameter, the rule and the value.
     ``advance`` defaults to ``size`` when windows open on the advance grid.
@@ -235,7 +246,7 @@ def validate_parameters(
     def fail(parameter: str, rule: str, value: Any, note: str = "") -> InvalidParameterError:
         return InvalidParameterError(function, parameter, rule, value, note=note, model=model)
 
-    dtypes = dict(columns.items())
+    dtypes = {name: pandas_dtype(dtype) for name, dtype in columns.items()}
     available = f"(available: {', '.join(map(str, dtypes))})"
 
     if opening not in OPENINGS:
@@ -376,7 +387,7 @@ def _normalized(values: Any) -> np.ndarray | pd.api.extensions.ExtensionArray:
     if isinstance(values, (pd.Series, pd.Index)):
         values = values.array
     if isinstance(values, pd.arrays.NumpyExtensionArray):
-        values = values.to_numpy()
+        values = np.asarray(values)
     if not isinstance(values, (np.ndarray, pd.api.extensions.ExtensionArray)):
         values = np.asarray(values)
     if isinstance(values, np.ndarray) and values.dtype.kind == "O":
@@ -416,9 +427,9 @@ def check_arrival_order(
     ``positions`` their arrival positions (default 0, 1, ...); ``groups`` the group
     columns (a frame, or a mapping of name to column) aligned with ``values`` and
     ``seqs`` the arrival-order column's values, both only used to name the offending
-    row. Equal consecutive values are fine. The
-    first offending row in arrival order is reported: :class:`NullFieldError` or
-    :class:`OutOfOrderError` (naming the position, group and both values).
+    row. Equal consecutive values are fine. The first offending row in arrival order is
+    reported: :class:`NullFieldError` or :class:`OutOfOrderError` (naming the position,
+    group and both values).
     """
     values = _normalized(values)
     numbers_, bad = _comparable(values)
@@ -495,6 +506,21 @@ def _horizon_coordinate(horizon: Any, params: FieldDimensionParams) -> int | flo
 
 # --------------------------------------------------------------------------------------
 # (c) Windows of one group (the vectorized core runs on many groups at once)
+
+
+def sorted_search(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:
+    """``np.searchsorted(haystack, needles, side="left")``, fast for large inputs.
+
+    Binary searches in a big array are cache misses unless consecutive needles are
+    close; sorting the needles first (cheap: they come as a few sorted runs) makes the
+    searches sweep the haystack once.
+    """
+    if len(needles) < 2 or not (needles[1:] < needles[:-1]).any():
+        return np.searchsorted(haystack, needles, side="left")
+    order = np.argsort(needles, kind="stable")
+    found = np.empty(len(needles), dtype=np.int64)
+    found[order] = np.searchsorted(haystack, needles[order], side="left")
+    return found
 
 
 def _grid(k: np.ndarray, params: FieldDimensionParams) -> np.ndarray:
@@ -666,18 +692,34 @@ def _window_candidates(
         points = np.zeros(0, dtype=params.coordinate_dtype)
         point_hi = np.zeros(0, dtype=np.int64)
 
+    if not len(points):
+        return {
+            "gid": window_gid,
+            "window_start": starts,
+            "window_end": ends,
+            "is_point": np.zeros(n_windows, dtype=bool),
+            "threshold": close_threshold.astype(params.coordinate_dtype, copy=False),
+            "has_threshold": np.full(n_windows, ends is not None),
+            "lo": opened,
+            "hi": close_hi,
+        }
     # Candidates per window in the order they could emit: its points, then its close.
-    window = np.concatenate([window_of_point, np.arange(n_windows)])
-    rank = np.concatenate([step, n_points + 1])
-    order = np.lexsort((rank, window))
-    window = window[order]
-    is_point = np.concatenate(
-        [np.ones(len(points), dtype=bool), np.zeros(n_windows, dtype=bool)]
-    )[order]
-    threshold = np.concatenate([points, close_threshold]).astype(
-        params.coordinate_dtype, copy=False
-    )[order]
-    hi = np.concatenate([point_hi, close_hi])[order]
+    block = n_points + 1
+    block_start = np.cumsum(block) - block
+    point_slot = np.repeat(block_start, n_points) + step - 1
+    close_slot = block_start + n_points
+    total = int(block.sum())
+    window = np.empty(total, dtype=np.int64)
+    window[point_slot] = window_of_point
+    window[close_slot] = np.arange(n_windows)
+    is_point = np.ones(total, dtype=bool)
+    is_point[close_slot] = False
+    threshold = np.empty(total, dtype=params.coordinate_dtype)
+    threshold[point_slot] = points
+    threshold[close_slot] = close_threshold
+    hi = np.empty(total, dtype=np.int64)
+    hi[point_slot] = point_hi
+    hi[close_slot] = close_hi
     return {
         "gid": window_gid[window],
         "window_start": starts[window],
@@ -697,7 +739,7 @@ def _array(column: Any) -> Any:
     """A frame column as a numpy array or a pandas ExtensionArray (no copy)."""
     array = column.array if isinstance(column, (pd.Series, pd.Index)) else column
     if isinstance(array, pd.arrays.NumpyExtensionArray):
-        return array.to_numpy()
+        return np.asarray(array)  # to_numpy() would scan object columns for NULLs
     return array
 
 
@@ -716,6 +758,27 @@ def _values_and_valid(array: Any, dtype: np.dtype) -> tuple[np.ndarray, np.ndarr
     return np.asarray(array.to_numpy(dtype=dtype, na_value=0)), valid
 
 
+def _kind_codes(kinds: Any) -> np.ndarray:
+    """emit_kind names -> int8 codes (internal columns carry the codes already)."""
+    kinds = _array(kinds)
+    if isinstance(kinds, np.ndarray) and kinds.dtype.kind in "iu":
+        return kinds.astype(np.int8, copy=False)
+    return pd.Categorical(np.asarray(kinds, dtype=object), categories=EMIT_KINDS).codes
+
+
+def _kind_names(codes: np.ndarray) -> np.ndarray:
+    return np.array(EMIT_KINDS, dtype=object)[codes]
+
+
+def _frame(columns: Columns, names: Sequence[str] | None = None) -> pd.DataFrame:
+    """A frame of the columns without copying them (public frames name the kinds)."""
+    columns = dict(columns)
+    kinds = columns.get("emit_kind")
+    if isinstance(kinds, np.ndarray) and kinds.dtype.kind in "iu":
+        columns["emit_kind"] = _kind_names(kinds)
+    return pd.DataFrame(columns, columns=names, copy=False)
+
+
 def _nullable_coordinates(values: np.ndarray, valid: np.ndarray | None, exact: bool) -> Any:
     if valid is None or valid.all():
         return values
@@ -731,18 +794,24 @@ def _candidate_columns(
     positions: np.ndarray,
     group_starts: np.ndarray,
     params: FieldDimensionParams,
+    *,
+    group_numbers: bool = False,
 ) -> Columns:
     """Candidate arrays -> the documented candidate columns, with the aggregates.
 
     ``group_values`` hold each group's key (one entry per group), ``inputs`` the
     aggregates' input columns and ``positions`` the arrival positions, both in the
-    grouped row order of ``raw``.
+    grouped row order of ``raw``. With ``group_numbers`` the group columns are left out
+    and a column of group numbers stands in for them (cheaper to carry along).
     """
     gid = raw["gid"]
     first_row = group_starts[:-1][gid]
     lo, hi = raw["lo"], raw["hi"]
     n = len(gid)
-    data: Columns = {c: _take(group_values[c], gid) for c in params.group_by}
+    if group_numbers:
+        data: Columns = {_GROUP_NUMBER: gid}
+    else:
+        data = {c: _take(group_values[c], gid) for c in params.group_by}
     data["window_start"] = raw["window_start"]
     if raw["window_end"] is None:
         data["window_end"] = _nullable_coordinates(
@@ -750,15 +819,15 @@ def _candidate_columns(
         )
     else:
         data["window_end"] = raw["window_end"]
-    data["emit_kind"] = np.where(raw["is_point"], "intermediate", "close").astype(object)
+    data["emit_kind"] = np.where(raw["is_point"], _INTERMEDIATE, _CLOSE).astype(np.int8)
     data["emit_threshold"] = _nullable_coordinates(
         raw["threshold"], raw["has_threshold"], params.exact
     )
     data["opened_after_position"] = positions[lo]
     data["group_first_position"] = positions[first_row]
-    data["contents_lo"] = (lo - first_row).astype(np.int64)
-    data["contents_hi"] = (hi - first_row).astype(np.int64)
-    data["row_count"] = (hi - lo).astype(np.int64)
+    data["contents_lo"] = (lo - first_row).astype(np.int64, copy=False)
+    data["contents_hi"] = (hi - first_row).astype(np.int64, copy=False)
+    data["row_count"] = (hi - lo).astype(np.int64, copy=False)
     for aggregate in params.aggregates:
         data[aggregate.name] = aggregate.compute(inputs, lo, hi)
     return data
@@ -831,32 +900,32 @@ def group_windows(
     first = np.zeros(1 if n else 0, dtype=np.intp)
     group_values = {c: _take(_array(rows[c]), first) for c in params.group_by}
     inputs = {c: _array(rows[c]) for c in _input_columns(params)}
-    return pd.DataFrame(
-        _candidate_columns(raw, group_values, inputs, positions, group_starts, params)
-    )
+    return _frame(_candidate_columns(raw, group_values, inputs, positions, group_starts, params))
 
 
 # --------------------------------------------------------------------------------------
 # (d) Emission times
 
 
-def _resolve(
+def _emission_times(
     columns: Columns, values: np.ndarray, positions: np.ndarray | None, drain: bool
-) -> Columns:
+) -> tuple[np.ndarray, Columns]:
+    """(indices of the candidates emitted, their emit_kind codes, emitted_at and
+    emitted_position as columns aligned with the candidates)."""
     n = len(values)
-    if positions is None:
-        positions = np.arange(n, dtype=np.int64)
     dtype = values.dtype if n else np.dtype(np.float64)
     threshold, has_threshold = _values_and_valid(columns["emit_threshold"], dtype)
     end, has_end = _values_and_valid(columns["window_end"], dtype)
-    kind = np.asarray(columns["emit_kind"], dtype=object)
-    is_close = kind == "close"
+    kind = _kind_codes(columns["emit_kind"])
+    is_close = kind == _CLOSE
     after = np.asarray(columns["opened_after_position"], dtype=np.int64)
+    if positions is None:
+        positions = np.arange(n, dtype=np.int64)
+        first_after = after + 1
+    else:
+        first_after = np.searchsorted(positions, after, side="right")
 
-    emitter = np.maximum(
-        np.searchsorted(values, threshold, side="left"),
-        np.searchsorted(positions, after, side="right"),
-    )
+    emitter = np.maximum(sorted_search(values, threshold), first_after)
     emitter[~has_threshold] = n
     reached = emitter < n
     at = np.minimum(emitter, max(n - 1, 0))
@@ -865,14 +934,19 @@ def _resolve(
     emitted = reached & (is_close | still_open)
     drained = is_close & ~reached & bool(drain)
     keep = np.flatnonzero(emitted | drained)
+    emitted_position = positions[at] if n else np.zeros(len(at), dtype=np.int64)
+    return keep, {
+        "emit_kind": np.where(drained, _DRAIN, kind).astype(np.int8),
+        "emitted_at": _nullable_coordinates(emitted_value, emitted, dtype.kind in "iu"),
+        "emitted_position": pd.arrays.IntegerArray(emitted_position, ~emitted),
+    }
 
-    out = {c: _take(a, keep) for c, a in columns.items()}
-    out["emit_kind"] = np.where(drained[keep], "drain", kind[keep]).astype(object)
-    valid = emitted[keep]
-    out["emitted_at"] = _nullable_coordinates(emitted_value[keep], valid, dtype.kind in "iu")
-    emitted_position = positions[at[keep]] if n else np.zeros(len(keep), dtype=np.int64)
-    out["emitted_position"] = pd.arrays.IntegerArray(emitted_position, ~valid)
-    return out
+
+def _resolve(
+    columns: Columns, values: np.ndarray, positions: np.ndarray | None, drain: bool
+) -> Columns:
+    keep, times = _emission_times(columns, values, positions, drain)
+    return {c: _take(a, keep) for c, a in {**columns, **times}.items()}
 
 
 def resolve_emissions(
@@ -896,7 +970,7 @@ def resolve_emissions(
     """
     positions = None if global_positions is None else np.asarray(global_positions, np.int64)
     columns = {c: _array(candidates[c]) for c in candidates.columns}
-    return pd.DataFrame(_resolve(columns, np.asarray(global_values), positions, drain))
+    return _frame(_resolve(columns, np.asarray(global_values), positions, drain))
 
 
 # --------------------------------------------------------------------------------------
@@ -920,39 +994,62 @@ def _to_field_units(
     integral = params.integer_bounds if bound else params.field_kind == "int"
     if integral:
         ints = values if values.dtype.kind in "iu" else np.rint(values)
-        ints = ints.astype(np.int64)
+        ints = ints.astype(np.int64, copy=False)
         if valid is None:
             return ints
         return pd.arrays.IntegerArray(ints, ~valid)
-    floats = values.astype(np.float64)
+    floats = values.astype(np.float64, copy=False)
     return floats if valid is None else np.where(valid, floats, np.nan)
 
 
-def _order(columns: Columns, params: FieldDimensionParams) -> Columns:
-    dtype = params.coordinate_dtype
-    kind = np.asarray(columns["emit_kind"], dtype=object)
-    phase = np.select(
-        [kind == "close", kind == "intermediate"], [_PHASES["close"], _PHASES["intermediate"]],
-        _PHASES["drain"],
-    )
-    position, has_position = _values_and_valid(columns["emitted_position"], np.int64)
-    position = np.where(has_position, position, np.iinfo(np.int64).max)
-    start = np.asarray(columns["window_start"], dtype=dtype)
-    first = np.asarray(columns["group_first_position"], dtype=np.int64)
-    point, _ = _values_and_valid(columns["emit_threshold"], dtype)
-    order = np.lexsort((point, first, start, phase, position))
+def _order(
+    columns: Columns,
+    params: FieldDimensionParams,
+    group_values: Columns | None = None,
+    *,
+    presorted: bool = False,
+    rows: np.ndarray | None = None,
+) -> Columns:
+    """The output columns in emission order.
 
-    end, has_end = _values_and_valid(_take(columns["window_end"], order), dtype)
-    at, has_at = _values_and_valid(_take(columns["emitted_at"], order), dtype)
-    data: Columns = {c: _take(columns[c], order) for c in params.group_by}
+    ``rows`` picks the emitted rows out of ``columns`` (all rows when None), so that
+    every column is gathered once. ``presorted``: the rows come in (group's first
+    arrival, window start, point) order, as :func:`_window_candidates` makes them, so
+    two sort keys are enough.
+    """
+
+    def pick(column: Any) -> Any:
+        return column if rows is None else _take(column, rows)
+
+    dtype = params.coordinate_dtype
+    phase = _kind_codes(pick(columns["emit_kind"]))
+    position, has_position = _values_and_valid(pick(columns["emitted_position"]), np.int64)
+    start = np.asarray(pick(columns["window_start"]), dtype=dtype)
+    # Drains carry the largest position; 3 * position + phase stays well inside int64.
+    position = np.where(has_position, position, np.iinfo(np.int64).max // 4)
+    if presorted:
+        order = np.lexsort((start, 3 * position + phase))
+    else:
+        first = np.asarray(pick(columns["group_first_position"]), dtype=np.int64)
+        point, _ = _values_and_valid(pick(columns["emit_threshold"]), dtype)
+        order = np.lexsort((point, first, start, 3 * position + phase))
+    final = order if rows is None else rows[order]
+
+    end, has_end = _values_and_valid(_take(columns["window_end"], final), dtype)
+    at, has_at = _values_and_valid(_take(columns["emitted_at"], final), dtype)
+    if group_values is None:
+        data: Columns = {c: _take(columns[c], final) for c in params.group_by}
+    else:
+        gid = columns[_GROUP_NUMBER][final]
+        data = {c: _take(group_values[c], gid) for c in params.group_by}
     data["window_start"] = _to_field_units(start[order], None, params, bound=True)
     data["window_end"] = _to_field_units(end, has_end, params, bound=True)
-    data["emit_kind"] = kind[order]
+    data["emit_kind"] = _kind_names(phase[order])
     data["emitted_at"] = _to_field_units(at, has_at, params, bound=False)
     data["emit_seq"] = np.arange(len(order), dtype=np.int64)
-    data["row_count"] = np.asarray(columns["row_count"], dtype=np.int64)[order]
+    data["row_count"] = np.asarray(columns["row_count"], dtype=np.int64)[final]
     for aggregate in params.aggregates:
-        data[aggregate.name] = _take(columns[aggregate.name], order)
+        data[aggregate.name] = _take(columns[aggregate.name], final)
     return data
 
 
@@ -966,11 +1063,39 @@ def order_emissions(emissions: pd.DataFrame, params: FieldDimensionParams) -> pd
     in the field's units, sorted by emit_seq.
     """
     columns = {c: _array(emissions[c]) for c in emissions.columns}
-    return pd.DataFrame(_order(columns, params), columns=list(params.output_columns))
+    return _frame(_order(columns, params), list(params.output_columns))
 
 
 # --------------------------------------------------------------------------------------
 # The whole pipeline on a pandas frame
+
+
+def _grouped_search(
+    u: np.ndarray, gid: np.ndarray, order: np.ndarray, u_arrival: np.ndarray, n_groups: int
+) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """``search(x, g)``: the first row of group g with value >= x, in rows grouped by
+    group (``u``, ``gid``; ``order`` maps them to arrival positions)."""
+    n = len(u)
+    if u.dtype.kind == "i":
+        low, high = int(u_arrival[0]), int(u_arrival[-1])
+        span = high - low + 2
+        if n_groups * span < 2**62:
+            # One sorted key: group number, then the value (clipped to the data's range).
+            keys = gid * span + (u - low)
+
+            def search_values(x: np.ndarray, g: np.ndarray) -> np.ndarray:
+                return sorted_search(keys, g * span + (np.clip(x, low, high + 1) - low))
+
+            return search_values
+    keys = gid * (n + 1) + order
+
+    def search_arrivals(x: np.ndarray, g: np.ndarray) -> np.ndarray:
+        # Rows of any group with value < x are exactly the arrival prefix [0, r(x))
+        # (values never decrease), so the search within g is a search of r(x) among
+        # g's arrival positions.
+        return sorted_search(keys, g * (n + 1) + sorted_search(u_arrival, x))
+
+    return search_arrivals
 
 
 def _group_codes(frame: pd.DataFrame, group_by: tuple[str, ...]) -> tuple[np.ndarray, int]:
@@ -1088,15 +1213,7 @@ def field_dimension_aggregate(
         u = u_arrival[order]
         group_starts = np.searchsorted(gid, np.arange(n_groups + 1), side="left")
         inputs = {c: _take(a, order) for c, a in inputs.items()}
-        keys = gid * (n + 1) + order
-
-        def search(x: np.ndarray, g: np.ndarray) -> np.ndarray:
-            # Rows of any group with value < x are exactly the global arrival prefix
-            # [0, r(x)) (values never decrease), so the search within g is a search of
-            # r(x) among g's arrival positions.
-            arrival_rank = np.searchsorted(u_arrival, x, side="left")
-            return np.searchsorted(keys, g * (n + 1) + arrival_rank, side="left")
-
+        search = _grouped_search(u, gid, order, u_arrival, n_groups)
         positions = order.astype(np.int64)
     else:
         u, positions = u_arrival, np.arange(n, dtype=np.int64)
@@ -1109,6 +1226,9 @@ def field_dimension_aggregate(
     group_values = {c: _take(_array(frame[c]), first_rows) for c in group_by}
     horizon = u_arrival[-1] if n else None
     raw = _window_candidates(u, group_starts, params, search, horizon)
-    candidates = _candidate_columns(raw, group_values, inputs, positions, group_starts, params)
-    emissions = _resolve(candidates, u_arrival, None, params.drain)
-    return pd.DataFrame(_order(emissions, params), columns=list(params.output_columns))
+    candidates = _candidate_columns(
+        raw, group_values, inputs, positions, group_starts, params, group_numbers=True
+    )
+    keep, times = _emission_times(candidates, u_arrival, None, params.drain)
+    output = _order({**candidates, **times}, params, group_values, presorted=True, rows=keep)
+    return _frame(output, list(params.output_columns))

@@ -41,6 +41,7 @@ from pandas.api.types import (
     is_float_dtype,
     is_integer_dtype,
     is_numeric_dtype,
+    pandas_dtype,
 )
 
 from streamwindows.errors import InvalidParameterError
@@ -65,7 +66,7 @@ def _as_array(column: Any) -> ColumnData:
     if isinstance(column, (pd.Series, pd.Index)):
         column = column.array
     if isinstance(column, pd.arrays.NumpyExtensionArray):
-        return column.to_numpy()
+        return np.asarray(column)  # to_numpy() would scan object columns for NULLs
     if isinstance(column, (np.ndarray, ExtensionArray)):
         return column
     return np.asarray(column)
@@ -81,13 +82,15 @@ def _is_intlike(dtype: Any) -> bool:
 
 
 def _numeric(array: ColumnData, fill: float) -> tuple[np.ndarray, np.ndarray | None]:
-    """(values as int64 or float64 with NULLs replaced by ``fill``, NULL mask or None)."""
+    """(values as int64 or float64 with NULLs replaced by ``fill``, NULL mask or None).
+
+    ``fill`` must be an int for integer and boolean columns.
+    """
     nulls = _nulls(array)
     if _is_intlike(array.dtype):
-        fill_int = int(np.clip(fill, np.iinfo(np.int64).min, np.iinfo(np.int64).max))
         if isinstance(array, np.ndarray):
             return array.astype(np.int64, copy=False), None
-        return np.asarray(array.to_numpy(dtype=np.int64, na_value=fill_int)), nulls
+        return np.asarray(array.to_numpy(dtype=np.int64, na_value=int(fill))), nulls
     if isinstance(array, np.ndarray):
         values = array.astype(np.float64, copy=False)
         if nulls is not None:
@@ -437,7 +440,9 @@ def parse_aggregates(
     if not isinstance(aggregates, Mapping):
         raise fail("a mapping of output column name to aggregate spec", aggregates)
     if isinstance(available_columns, Mapping):
-        dtypes: Mapping[str, Any] | None = dict(available_columns)
+        dtypes: Mapping[str, Any] | None = {
+            name: pandas_dtype(dtype) for name, dtype in available_columns.items()
+        }
         names = list(available_columns)
     else:
         dtypes = None

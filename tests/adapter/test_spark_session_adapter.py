@@ -26,7 +26,8 @@ def test_python_model_builds_in_session_as_parquet(fixture_build, spark):
         {"station": "north", "readings": 2, "value_span": 10, "is_spread": True},
         {"station": "south", "readings": 3, "value_span": 4, "is_spread": True},
     ]
-    detail = {r["col_name"]: r["data_type"] for r in rows(spark, f"describe table extended {SCHEMA}.fixture_station_spans")}
+    described = rows(spark, f"describe table extended {SCHEMA}.fixture_station_spans")
+    detail = {r["col_name"]: r["data_type"] for r in described}
     assert detail["Provider"] == "parquet"
 
 

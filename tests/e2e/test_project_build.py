@@ -78,7 +78,7 @@ def test_equality_test_fails_on_a_wrong_expected_row(project_build):
         "ref('expected_results__weather_minmax_24h__one_wrong_row'), 'seq') }})",
     )
     table = shown.result.results[0].agate_table
-    reported = [dict(zip(table.column_names, row)) for row in table.rows]
+    reported = [dict(zip(table.column_names, row, strict=True)) for row in table.rows]
     assert len(reported) == 1
     assert {k: reported[0][k] for k in ("seq", "problem", "actual_wmin_temp", "expected_wmin_temp")} == {
         "seq": 12, "problem": "values differ", "actual_wmin_temp": 4, "expected_wmin_temp": 3,

@@ -813,3 +813,61 @@ def test_out_of_order_is_reported_where_the_reference_fails(scenario, data):
         expected.value.position, expected.value.value, expected.value.previous_value
     )
     assert actual.value.group == expected.value.group
+
+
+# --------------------------------------------------------------------------------------
+# The distributed building blocks on the document's example
+
+
+def test_group_windows_and_resolve_on_the_trades_table():
+    params = validate_parameters(
+        trades().dtypes, field="time", size=30, group_by=["symbol"],
+        aggregates={"total_volume": "sum(volume)"},
+    )
+    frame = trades().assign(**{ARRIVAL_POSITION: range(8)})
+    amat = group_windows(frame[frame.symbol == "AMAT"].iloc[::-1], params)
+    assert list(amat.columns) == ["symbol", *CANDIDATE_COLUMNS, "total_volume"]
+    assert rows(amat) == [
+        ("AMAT", 0, 30, "close", 30, 0, 0, 0, 2, 2, 300),
+        ("AMAT", 30, 60, "close", 60, 2, 0, 2, 5, 3, 400),
+        ("AMAT", 60, 90, "close", 90, 7, 0, 5, 6, 1, 100),
+    ]
+    times = frame["time"].to_numpy()
+    resolved = resolve_emissions(amat, times, drain=True)
+    assert rows(resolved[["window_start", "emit_kind", "emitted_at", "emitted_position"]]) == [
+        (0, "close", 40, 2), (30, "close", 65, 7), (60, "drain", None, None),
+    ]
+    assert len(resolve_emissions(amat, times)) == 2
+
+
+def test_params_survive_pickling_and_accept_dtype_names():
+    import pickle
+
+    params = validate_parameters(
+        {"ts": "datetime64[us, UTC]", "sym": "object", "v": "Int64"}, field="ts", size=30,
+        group_by=["sym"], aggregates={"s": "sum(v)", "m": "min(ts)"},
+    )
+    assert pickle.loads(pickle.dumps(params)) == params
+    assert (params.field_kind, params.size) == ("timestamp", 30_000_000_000)
+    assert [str(a.dtype) for a in params.aggregates] == ["Int64", "datetime64[us, UTC]"]
+
+
+def test_huge_integer_range_matches_reference():
+    # Values spread over ~1e17 with many groups: the grouped search falls back from the
+    # (group, value) integer key to the arrival-rank search.
+    rng = np.random.default_rng(7)
+    n = 300
+    frame = pd.DataFrame(
+        {
+            "t": np.cumsum(rng.integers(0, 10**15, n)) + 10**17,
+            "g": rng.integers(0, 64, n),
+            "x": pd.array(rng.integers(0, 9, n), dtype="Int64"),
+            "y": rng.normal(size=n),
+        }
+    )
+    options = dict(field="t", size=3 * 10**15, advance=10**15, optional_windows="all",
+                   emit_every=7 * 10**14, group_by=["g"], drain=True)
+    expected = reference_field_dimension(frame, aggregates=AGGREGATES, **options)
+    actual = field_dimension_aggregate(frame, aggregates=AGGREGATES, **options)
+    assert len(actual) > 500
+    assert_same_emissions(actual, expected)

@@ -5,8 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass
-
-from typing import Any, Union
+from typing import Any
 
 from dbt.adapters.contracts.connection import Connection
 from dbt.adapters.spark.connections import (
@@ -41,7 +40,7 @@ class NullSafeSessionConnectionWrapper(SessionConnectionWrapper):
     empty cell of a seed loads as the text 'None' instead of NULL. Bind it as NULL."""
 
     @classmethod
-    def _fix_binding(cls, value: Any) -> Union[str, float]:
+    def _fix_binding(cls, value: Any) -> str | float:
         if value is None:
             return "NULL"
         return super()._fix_binding(value)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Dict, Type
-
 from dbt.adapters.base import PythonJobHelper
 from dbt.adapters.spark.impl import SparkAdapter
 from dbt.adapters.spark_session.connections import SparkSessionConnectionManager
@@ -18,7 +16,7 @@ class SparkSessionAdapter(SparkAdapter):
         return "session"
 
     @property
-    def python_submission_helpers(self) -> Dict[str, Type[PythonJobHelper]]:
+    def python_submission_helpers(self) -> dict[str, type[PythonJobHelper]]:
         # Keep dbt-spark's Databricks helpers available under their own names.
         return {**super().python_submission_helpers, "session": SessionPythonJobHelper}
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict
+from typing import Any
 
 from dbt.adapters.base import PythonJobHelper
 from dbt.adapters.spark.connections import SparkConnectionMethod
@@ -18,7 +18,7 @@ class SessionPythonJobHelper(PythonJobHelper):
     `spark` bound to the SparkSession that runs the project's SQL, so a Python model
     sees the same catalog, warehouse and configuration, local or on a cluster."""
 
-    def __init__(self, parsed_model: Dict[str, Any], credentials: Any) -> None:
+    def __init__(self, parsed_model: dict[str, Any], credentials: Any) -> None:
         method = getattr(credentials, "method", None)
         if method != SparkConnectionMethod.SESSION:
             raise SessionConnectionRequired(
@@ -43,7 +43,7 @@ class SessionPythonJobHelper(PythonJobHelper):
         spark = self._session()
         name = self.parsed_model.get("unique_id", self.parsed_model.get("alias", "model"))
         spark.sparkContext.setJobDescription(f"dbt python model {name}")
-        namespace: Dict[str, Any] = {"spark": spark, "__name__": "__dbt_python_model__"}
+        namespace: dict[str, Any] = {"spark": spark, "__name__": "__dbt_python_model__"}
         try:
             exec(compile(compiled_code, f"<dbt python model {name}>", "exec"), namespace)
         finally:

@@ -1,0 +1,45 @@
+"""python -m bench [name ...]: run the benchmarks (all by default), print each
+measurement beside its baseline from the same run, and save bench/results/latest.json."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from bench import (
+    harness,  # noqa: F401  (sets the environment before Spark starts)
+    sqlstream_ranges,
+)
+
+BENCHMARKS = {"sqlstream": sqlstream_ranges}
+
+
+def main(names: list[str]) -> int:
+    unknown = [n for n in names if n not in BENCHMARKS]
+    if unknown:
+        print(f"unknown benchmark(s) {unknown}; known: {', '.join(BENCHMARKS)}", file=sys.stderr)
+        return 2
+    harness.compile_inline("select 1")  # starts the profile's Spark
+    spark = harness.spark_session()
+    spark.sparkContext.setLogLevel("ERROR")
+    results = []
+    for name in names or list(BENCHMARKS):
+        results += BENCHMARKS[name].run(spark)
+    print()
+    print(f"{'benchmark':58} {'baseline s':>10} {'measured s':>10} {'ratio':>7} {'goal':>6}  ok")
+    for r in results:
+        ok = "yes" if r["ratio"] <= r["goal"] else "NO"
+        print(f"{r['benchmark']:58} {r['baseline_s']:10.2f} {r['measured_s']:10.2f} {r['ratio']:7.2f} "
+              f"{r['goal']:6.2f}  {ok}")
+        print(f"    baseline: {r['baseline']}; measured: {r['measured']}")
+        if r.get("also"):
+            print(f"    {r['also']}")
+    out = Path(__file__).parent / "results"
+    out.mkdir(exist_ok=True)
+    (out / "latest.json").write_text(json.dumps(results, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
