@@ -26,10 +26,28 @@ def hourly_temperatures() -> pd.DataFrame:
     return readings[["seq", "reading_at", "city", "temp_f"]]
 
 
+def seattle_daily_weather() -> pd.DataFrame:
+    """Daily Seattle weather 2012-2015 in the shape of StreamBase's weekly moving-average
+    example ({Day int, City string, Low double, Average double, High double}): Day is the
+    day number (2012-01-01 = 1), Average the mid-range of the day's low and high."""
+    daily = data.seattle_weather()
+    out = pd.DataFrame({
+        "seq": range(1, len(daily) + 1),
+        "day_number": (daily["date"] - daily["date"].iloc[0]).dt.days + 1,
+        "observed_on": daily["date"].dt.strftime("%Y-%m-%d"),
+        "city": "Seattle",
+        "low_temp_c": daily["temp_min"],
+        "avg_temp_c": ((daily["temp_min"] + daily["temp_max"]) / 2).round(2),
+        "high_temp_c": daily["temp_max"],
+    })
+    return out
+
+
 def main() -> None:
-    hourly = hourly_temperatures()
-    hourly.to_csv(SEEDS / "hourly_temperatures.csv", index=False)
-    print(f"hourly_temperatures.csv: {len(hourly)} rows")
+    for name, frame in {"hourly_temperatures": hourly_temperatures(),
+                        "seattle_daily_weather": seattle_daily_weather()}.items():
+        frame.to_csv(SEEDS / f"{name}.csv", index=False)
+        print(f"{name}.csv: {len(frame)} rows")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,4 @@
+select
+    seq,
+    reading_value
+from {{ ref('field_jump_readings') }}

@@ -1,0 +1,6 @@
+select
+    seq,
+    time,
+    symbol,
+    volume
+from {{ ref('trades') }}

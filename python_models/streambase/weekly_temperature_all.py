@@ -1,0 +1,25 @@
+"""StreamBase field dimension, the document's weekly moving averages on real data (daily
+Seattle weather 2012-2015): field Day, advance 1, size 7, per city, averages of the low,
+mid and high temperature; window_start is the document's StartDay and row_count its
+NumDays. Optional windows: 'all'."""
+
+from streamwindows.spark import field_dimension_aggregate_spark
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    return field_dimension_aggregate_spark(
+        dbt.ref("stg_vega__seattle_daily_weather"),
+        field="day_number",
+        size=7,
+        advance=1,
+        group_by=["city"],
+        optional_windows="all",
+        aggregates={
+            "low_temp_c_avg": "avg(low_temp_c)",
+            "avg_temp_c_avg": "avg(avg_temp_c)",
+            "high_temp_c_avg": "avg(high_temp_c)",
+        },
+        seq="seq",
+        model="weekly_temperature_all",
+    )

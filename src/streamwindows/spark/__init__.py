@@ -1,0 +1,8 @@
+"""The Spark layer: validates on the driver, runs the pandas engine on the executors.
+
+Imported only where Spark is used (the engine itself needs no pyspark)."""
+
+from streamwindows.spark.field_dimension import field_dimension_aggregate_spark
+from streamwindows.spark.shipping import ship_package
+
+__all__ = ["field_dimension_aggregate_spark", "ship_package"]

@@ -1,0 +1,478 @@
+"""StreamBase's field-based dimension on Spark, distributed.
+
+The pandas engine (:mod:`streamwindows.field_dimension`) splits the work into a
+per-group part and a global part; here each runs where it belongs:
+
+1. **Parameters** are validated on the driver against the DataFrame's schema, before
+   any Spark job.
+2. **Arrival order** (OutOfOrder, NULL field, NULL or repeated ``seq``) is checked on
+   the stream range-partitioned by ``seq``: each partition checks itself and returns
+   one summary row (first/last seq and value); the driver checks the P-1 boundaries.
+   The summaries also cut the value axis into P contiguous ranges for step 4.
+3. **Windows** of each group come from :func:`group_windows` in ``applyInPandas``, in
+   parallel across groups: every window, each moment it may emit, its aggregates.
+4. **Emission times** need the global stream: a candidate is emitted by the first
+   tuple (any group) after its window opened whose value reaches its threshold. That
+   as-of search runs per stream partition (cogroup of the partition's tuples with the
+   candidates whose answer lies in it); candidates answered by a partition's first
+   tuple are resolved from the driver's summaries without touching data.
+5. **Order**: emissions are range-partitioned and sorted by (emitting tuple, phase,
+   window start, group's first arrival, point); emit_seq is each partition's offset
+   (from P counts) plus the row's index. No step funnels rows through one task or to
+   the driver, and the result does not depend on the number of partitions.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from streamwindows.errors import InvalidParameterError, NullFieldError, OutOfOrderError
+from streamwindows.field_dimension import (
+    ARRIVAL_POSITION,
+    FieldDimensionParams,
+    group_windows,
+    validate_parameters,
+)
+
+SPARK_FUNCTION = "field_dimension_aggregate_spark"
+_SEQ, _VALUE, _PART, _CID = "__seq__", "__value__", "__part__", "__candidate__"
+
+# Spark simple type names -> the pandas dtype applyInPandas hands the engine.
+_PANDAS_TYPES = {
+    "tinyint": "int8", "smallint": "int16", "int": "int32", "bigint": "int64",
+    "float": "float32", "double": "float64", "boolean": "bool", "string": "object",
+    "timestamp": "datetime64[ns]", "timestamp_ntz": "datetime64[ns]", "date": "object",
+}
+
+
+def _spark_type_for(dtype: Any) -> str:
+    """Spark DDL type of a pandas result dtype."""
+    kind = pd.api.types.pandas_dtype(dtype)
+    if pd.api.types.is_bool_dtype(kind):
+        return "boolean"
+    if pd.api.types.is_integer_dtype(kind):
+        return {1: "tinyint", 2: "smallint", 4: "int"}.get(kind.itemsize, "bigint")
+    if pd.api.types.is_float_dtype(kind):
+        return "float" if kind.itemsize == 4 else "double"
+    if pd.api.types.is_datetime64_any_dtype(kind):
+        return "timestamp"
+    return "string"
+
+
+def _quote(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def field_dimension_aggregate_spark(
+    df,
+    *,
+    field: str,
+    aggregates: Mapping[str, Any],
+    seq: str,
+    size: Any = None,
+    advance: Any = None,
+    offset: Any = 0,
+    group_by: Sequence[str] | str = (),
+    opening: str = "advance",
+    optional_windows: str = "single",
+    emit_every: Any = None,
+    drain: bool = False,
+    model: str | None = None,
+    partitions: int | None = None,
+):
+    """The Aggregate operator's field-based dimension over a Spark DataFrame.
+
+    Same parameters and output as :func:`streamwindows.field_dimension_aggregate`
+    (SEMANTICS.md section 2), except that ``seq``, the arrival-order column, is
+    required (a DataFrame has no row order) and its values must be unique. Raises
+    :class:`InvalidParameterError` before any Spark job, and OutOfOrderError /
+    NullFieldError naming the arrival position, ``seq``, group and values.
+    ``partitions`` sets the parallelism of the global steps (default: the session's
+    shuffle partitions); the result does not depend on it.
+    """
+    from pyspark.sql import functions as F
+
+    from streamwindows.spark.shipping import ship_package
+
+    if not isinstance(seq, str) or not seq:
+        raise InvalidParameterError(
+            SPARK_FUNCTION, "seq", "the arrival-order column (a Spark DataFrame has no row order)", seq,
+            model=model,
+        )
+    schema = {f.name: f.dataType.simpleString() for f in df.schema.fields}
+    decimals = [name for name, kind in schema.items() if kind.startswith("decimal")]
+    if decimals:  # applyInPandas would hand the engine Python Decimal objects
+        df = df.select(*[F.col(_quote(c)).cast("double").alias(c) if c in decimals else F.col(_quote(c))
+                         for c in df.columns])
+        schema = {f.name: f.dataType.simpleString() for f in df.schema.fields}
+    columns = {name: _PANDAS_TYPES.get(kind, "object") for name, kind in schema.items()}
+    params = validate_parameters(
+        columns, field=field, size=size, advance=advance, offset=offset, group_by=group_by,
+        opening=opening, optional_windows=optional_windows, emit_every=emit_every,
+        aggregates=aggregates, drain=drain, seq=seq, model=model, function=SPARK_FUNCTION,
+    )
+    spark = df.sparkSession
+    ship_package(spark)
+    n_parts = int(partitions or spark.conf.get("spark.sql.shuffle.partitions"))
+    coordinate_type = "bigint" if params.exact else "double"
+
+    if params.field_kind == "timestamp":
+        value = F.expr(f"unix_micros({_quote(field)}) * 1000")
+    else:
+        value = F.col(_quote(field)).cast(coordinate_type)
+    group_cols = list(params.group_by)
+    stream = df.select(F.col(_quote(seq)).alias(_SEQ), value.alias(_VALUE), *[F.col(_quote(g)) for g in group_cols])
+
+    bounds = _check_arrival_order(stream, params, n_parts)
+    if bounds["n"] == 0:
+        return spark.createDataFrame([], _output_schema(params, schema, coordinate_type))
+
+    candidates = _group_candidates(df, params, schema, bounds, coordinate_type)
+    emissions = _resolve_emissions(stream, candidates, params, bounds, coordinate_type)
+    return _order_emissions(emissions, params, schema, n_parts)
+
+
+# ------------------------------------------------------------------------------------
+# 2. Arrival order
+
+
+def _check_arrival_order(stream, params: FieldDimensionParams, n_parts: int) -> dict[str, Any]:
+    group_cols = list(params.group_by)
+    summary_schema = (
+        "part int, n long, first_seq long, first_value double, first_value_exact long, first_group string, "
+        "last_seq long, last_value double, last_value_exact long, last_group string, "
+        "bad_kind string, bad_index long, bad_seq long, bad_value string, bad_previous string, "
+        "bad_group string, bad_previous_group string"
+    )
+
+    def summarize(batches):
+        from pyspark import TaskContext
+
+        batches = [b for b in batches if len(b)]
+        if not batches:  # an empty range partition
+            return
+        chunk = pd.concat(batches, ignore_index=True)
+        part = TaskContext.get().partitionId()
+        seqs = chunk[_SEQ]
+        values = chunk[_VALUE].astype("float64")
+        groups = [json.dumps({g: _plain(chunk[g].iloc[i]) for g in group_cols}) for i in (0, len(chunk) - 1)]
+        exact = chunk[_VALUE].dtype.kind in "iu"
+        row = {
+            "part": part, "n": len(chunk),
+            "first_seq": int(seqs.iloc[0]) if pd.notna(seqs.iloc[0]) else None,
+            "first_value": float(values.iloc[0]),
+            "first_value_exact": int(chunk[_VALUE].iloc[0]) if exact and pd.notna(chunk[_VALUE].iloc[0]) else None,
+            "first_group": groups[0],
+            "last_seq": int(seqs.iloc[-1]) if pd.notna(seqs.iloc[-1]) else None,
+            "last_value": float(values.iloc[-1]),
+            "last_value_exact": int(chunk[_VALUE].iloc[-1]) if exact and pd.notna(chunk[_VALUE].iloc[-1]) else None,
+            "last_group": groups[1],
+            **dict.fromkeys(["bad_kind", "bad_index", "bad_seq", "bad_value", "bad_previous", "bad_group",
+                             "bad_previous_group"]),
+        }
+        bad = _first_violation(seqs, values)
+        if bad is not None:
+            kind, i = bad
+            row.update({
+                "bad_kind": kind, "bad_index": i,
+                "bad_seq": int(seqs.iloc[i]) if pd.notna(seqs.iloc[i]) else None,
+                "bad_value": None if pd.isna(values.iloc[i]) else repr(_plain(chunk[_VALUE].iloc[i])),
+                "bad_previous": repr(_plain(chunk[_VALUE].iloc[i - 1])) if i > 0 else None,
+                "bad_group": json.dumps({g: _plain(chunk[g].iloc[i]) for g in group_cols}),
+                "bad_previous_group": json.dumps({g: _plain(chunk[g].iloc[i - 1]) for g in group_cols})
+                if i > 0 else None,
+            })
+        yield pd.DataFrame([row])
+
+    parted = stream.repartitionByRange(n_parts, _SEQ).sortWithinPartitions(_SEQ)
+    summaries = sorted(
+        (r.asDict() for r in parted.mapInPandas(summarize, summary_schema).collect()),
+        key=lambda r: (r["first_seq"] is not None, r["first_seq"] if r["first_seq"] is not None else 0),
+    )
+    offset = 0
+    previous = None
+    for s in summaries:
+        if s["bad_kind"] == "null seq" or (s["bad_kind"] is not None and s["bad_index"] == 0):
+            _raise(params, s, offset)
+        if previous is not None:
+            if s["first_seq"] == previous["last_seq"]:
+                _raise(params, {**s, "bad_kind": "repeated seq", "bad_index": 0, "bad_seq": s["first_seq"],
+                                "bad_value": None, "bad_group": s["first_group"]}, offset)
+            if s["first_value"] < previous["last_value"]:
+                _raise(params, {**s, "bad_kind": "decrease", "bad_index": 0, "bad_seq": s["first_seq"],
+                                "bad_value": repr(_exact(s, "first")), "bad_previous": repr(_exact(previous, "last")),
+                                "bad_group": s["first_group"], "bad_previous_group": previous["last_group"]}, offset)
+        if s["bad_kind"] is not None:
+            _raise(params, s, offset)
+        offset += s["n"]
+        previous = s
+    return {
+        "n": offset,
+        "first_seq": np.array([s["first_seq"] for s in summaries], dtype=np.int64),
+        "last_seq": np.array([s["last_seq"] for s in summaries], dtype=np.int64),
+        "first_value": np.array([_exact(s, "first") for s in summaries], dtype=params.coordinate_dtype),
+        "last_value": np.array([_exact(s, "last") for s in summaries], dtype=params.coordinate_dtype),
+        "max_value": _exact(summaries[-1], "last") if summaries else None,
+    }
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, pd.Timestamp):
+        return str(value)
+    return None if value is None or (isinstance(value, float) and np.isnan(value)) else value
+
+
+def _exact(summary: dict, which: str) -> Any:
+    exact = summary[f"{which}_value_exact"]
+    return exact if exact is not None else summary[f"{which}_value"]
+
+
+def _first_violation(seqs: pd.Series, values: pd.Series) -> tuple[str, int] | None:
+    """(kind, index) of the first row in arrival order that breaks the stream's rules."""
+    candidates = []
+    null_seq = seqs.isna().to_numpy()
+    if null_seq.any():
+        candidates.append(("null seq", int(np.argmax(null_seq))))
+    v = values.to_numpy(dtype=np.float64, na_value=np.nan)
+    bad = ~np.isfinite(v)
+    if bad.any():
+        candidates.append(("null", int(np.argmax(bad))))
+    s = seqs.to_numpy(dtype=np.float64, na_value=np.nan)
+    repeated = s[1:] == s[:-1]
+    if repeated.any():
+        candidates.append(("repeated seq", int(np.argmax(repeated)) + 1))
+    decreasing = v[1:] < v[:-1]
+    if decreasing.any():
+        candidates.append(("decrease", int(np.argmax(decreasing)) + 1))
+    return min(candidates, key=lambda c: c[1]) if candidates else None
+
+
+def _raise(params: FieldDimensionParams, s: dict, offset: int) -> None:
+    position = offset + int(s["bad_index"])
+    group = json.loads(s["bad_group"]) if s.get("bad_group") else {}
+    kind = s["bad_kind"]
+    if kind == "decrease":
+        raise OutOfOrderError(
+            field=params.field, position=position, group=group, value=_literal(s["bad_value"]),
+            previous_value=_literal(s["bad_previous"]), seq=s["bad_seq"], previous_position=position - 1,
+            previous_group=json.loads(s["bad_previous_group"]) if s.get("bad_previous_group") else None,
+            model=params.model,
+        )
+    if kind == "null":
+        raise NullFieldError(field=params.field, position=position, group=group, seq=s["bad_seq"],
+                             value=None, model=params.model)
+    rule = "unique (each row's arrival position)" if kind == "repeated seq" else "non-NULL"
+    raise InvalidParameterError(
+        SPARK_FUNCTION, "seq", f"a column whose values are {rule}",
+        f"{s['bad_seq']} at arrival position {position}, group {group}", model=params.model,
+    )
+
+
+def _literal(text: str | None) -> Any:
+    import ast
+
+    if text is None:
+        return None
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+# ------------------------------------------------------------------------------------
+# 3. Windows per group
+
+
+def _candidate_schema(params: FieldDimensionParams, schema: dict[str, str], coordinate_type: str) -> str:
+    input_types = {name: _PANDAS_TYPES.get(kind, "object") for name, kind in schema.items()}
+    fields = [f"{_quote(g)} {schema[g]}" for g in params.group_by]
+    fields += [
+        f"window_start {coordinate_type}", f"window_end {coordinate_type}", "emit_kind string",
+        f"emit_threshold {coordinate_type}", "opened_after_position bigint", "group_first_position bigint",
+        "row_count bigint",
+    ]
+    fields += [f"{_quote(a.name)} {_spark_type_for(a.result_dtype(input_types))}" for a in params.aggregates]
+    return ", ".join(fields)
+
+
+def _group_candidates(df, params: FieldDimensionParams, schema, bounds, coordinate_type: str):
+    from pyspark.sql import functions as F
+
+    keep = list(dict.fromkeys([params.seq, params.field, *params.group_by,
+                               *[c for a in params.aggregates for c in a.columns]]))
+    horizon = bounds["max_value"]
+    if params.field_kind == "timestamp" and horizon is not None:
+        horizon = pd.Timestamp(int(horizon), unit="ns")
+    out_columns = [*params.group_by, "window_start", "window_end", "emit_kind", "emit_threshold",
+                   "opened_after_position", "group_first_position", "row_count",
+                   *[a.name for a in params.aggregates]]
+
+    def windows(group: pd.DataFrame) -> pd.DataFrame:
+        group = group.assign(**{ARRIVAL_POSITION: group[params.seq].astype("int64")})
+        result = group_windows(group, params, position_column=ARRIVAL_POSITION, horizon=horizon)
+        return result[out_columns]
+
+    selected = df.select(*[F.col(_quote(c)) for c in keep])
+    grouped = selected.groupBy(*[F.col(_quote(g)) for g in params.group_by])
+    return grouped.applyInPandas(windows, schema=_candidate_schema(params, schema, coordinate_type))
+
+
+# ------------------------------------------------------------------------------------
+# 4. Emission times
+
+
+def _resolve_emissions(stream, candidates, params: FieldDimensionParams, bounds, coordinate_type: str):
+    """Attach emitted_at / emitted_position: the first tuple after opened_after_position
+    whose value reaches emit_threshold = the later of F (first tuple with value >=
+    threshold) and N (first tuple after the opening tuple)."""
+    from pyspark.sql import functions as F
+
+    first_seq, last_seq = bounds["first_seq"], bounds["last_seq"]
+    first_value, last_value = bounds["first_value"], bounds["last_value"]
+    n_parts = len(first_seq)
+
+    @F.pandas_udf("int")
+    def part_of_seq(s: pd.Series) -> pd.Series:
+        return pd.Series(np.searchsorted(first_seq, s.to_numpy(np.int64), side="right") - 1, dtype="int32")
+
+    @F.pandas_udf("int")
+    def answer_part(threshold: pd.Series, has_threshold: pd.Series, after: pd.Series) -> pd.Series:
+        """The stream partition holding the answer, -1 - p when the driver's summaries
+        answer it (partition p's first tuple), n_parts when no tuple does. The threshold
+        comes NULL-free (Arrow would turn a nullable bigint into float64)."""
+        x = threshold.to_numpy(dtype=first_value.dtype)
+        has_x = has_threshold.to_numpy(dtype=bool)
+        a = after.to_numpy(np.int64)
+        by_value = np.searchsorted(last_value, x, side="left")  # first part whose last value >= x
+        by_seq = np.searchsorted(last_seq, a, side="right")  # first part with a tuple after a
+        part = np.maximum(by_value, by_seq)
+        part = np.where(has_x, part, n_parts)
+        inside = part < n_parts
+        safe = np.minimum(part, n_parts - 1)
+        starts = (first_value[safe] >= x) & (first_seq[safe] > a)
+        return pd.Series(np.where(inside & ~starts, part, np.where(inside, -1 - part, n_parts)), dtype="int32")
+
+    located = candidates.withColumn(
+        _PART, answer_part(F.coalesce(F.col("emit_threshold"), F.lit(0).cast(coordinate_type)),
+                           F.col("emit_threshold").isNotNull(), F.col("opened_after_position")))
+    # Answered by a partition's first tuple (encoded -1 - part) or by nothing (n_parts).
+    first_seq_list = [int(s) for s in first_seq]
+    first_value_list = [v.item() for v in first_value]
+    seq_map = F.create_map(*[x for i, s in enumerate(first_seq_list) for x in (F.lit(i), F.lit(s))])
+    value_map = F.create_map(*[x for i, v in enumerate(first_value_list)
+                               for x in (F.lit(i), F.lit(v).cast(coordinate_type))])
+    direct = located.where(F.col(_PART) < 0).withColumns({
+        "emitted_position": F.element_at(seq_map, -1 - F.col(_PART)),
+        "emitted_at": F.element_at(value_map, -1 - F.col(_PART)),
+    }).drop(_PART)
+    never = located.where(F.col(_PART) >= n_parts).withColumns({
+        "emitted_position": F.lit(None).cast("bigint"),
+        "emitted_at": F.lit(None).cast(coordinate_type),
+    }).drop(_PART)
+
+    needs_data = located.where((F.col(_PART) >= 0) & (F.col(_PART) < n_parts))
+    tuples = stream.select(_SEQ, _VALUE).withColumn(_PART, part_of_seq(F.col(_SEQ)))
+    from pyspark.sql.types import DoubleType, LongType, StructField, StructType
+
+    out_schema = StructType([  # a new StructType: .add() would mutate the DataFrame's cached schema
+        *needs_data.schema.fields,
+        StructField("emitted_position", LongType()),
+        StructField("emitted_at", LongType() if coordinate_type == "bigint" else DoubleType()),
+    ])
+
+    def search(chunk: pd.DataFrame, lookups: pd.DataFrame) -> pd.DataFrame:
+        if len(lookups) == 0:
+            return lookups.assign(emitted_position=pd.Series(dtype="int64"),
+                                  emitted_at=pd.Series(dtype="float64"))
+        chunk = chunk.sort_values(_SEQ)
+        seqs = chunk[_SEQ].to_numpy(np.int64)
+        values = chunk[_VALUE].to_numpy()
+        x = lookups["emit_threshold"].to_numpy(dtype=values.dtype)
+        by_value = np.searchsorted(values, x, side="left")
+        by_seq = np.searchsorted(seqs, lookups["opened_after_position"].to_numpy(np.int64), side="right")
+        at = np.maximum(by_value, by_seq)  # inside: the partition was chosen to hold it
+        return lookups.assign(emitted_position=seqs[at], emitted_at=values[at])
+
+    searched = (needs_data.groupBy(_PART)
+                .cogroup(tuples.groupBy(_PART))
+                .applyInPandas(lambda lookups, chunk: search(chunk, lookups), schema=out_schema)
+                .drop(_PART))
+    resolved = direct.unionByName(never).unionByName(searched)
+
+    reached = F.col("emitted_position").isNotNull()
+    still_open = F.col("window_end").isNull() | (F.col("emitted_at") < F.col("window_end"))
+    is_close = F.col("emit_kind") == "close"
+    emitted = reached & (is_close | still_open)
+    drained = is_close & ~reached & F.lit(bool(params.drain))
+    return (resolved.where(emitted | drained)
+            .withColumn("emit_kind", F.when(drained, F.lit("drain")).otherwise(F.col("emit_kind")))
+            .withColumn("emitted_at", F.when(drained, F.lit(None)).otherwise(F.col("emitted_at")))
+            .withColumn("emitted_position", F.when(drained, F.lit(None)).otherwise(F.col("emitted_position"))))
+
+
+# ------------------------------------------------------------------------------------
+# 5. Order and output
+
+
+def _output_schema(params: FieldDimensionParams, schema: dict[str, str], coordinate_type: str) -> str:
+    bound_type = "timestamp" if params.field_kind == "timestamp" else (
+        "bigint" if params.integer_bounds else "double")
+    at_type = "timestamp" if params.field_kind == "timestamp" else schema[params.field]
+    input_types = {name: _PANDAS_TYPES.get(kind, "object") for name, kind in schema.items()}
+    fields = [f"{_quote(g)} {schema[g]}" for g in params.group_by]
+    fields += [f"window_start {bound_type}", f"window_end {bound_type}", "emit_kind string",
+               f"emitted_at {at_type}", "emit_seq bigint", "row_count bigint"]
+    fields += [f"{_quote(a.name)} {_spark_type_for(a.result_dtype(input_types))}" for a in params.aggregates]
+    return ", ".join(fields)
+
+
+def _order_emissions(emissions, params: FieldDimensionParams, schema: dict[str, str], n_parts: int):
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
+    phase = F.when(F.col("emit_kind") == "close", 0).when(F.col("emit_kind") == "intermediate", 1).otherwise(2)
+    drain_last = F.coalesce(F.col("emitted_position"), F.lit(np.iinfo(np.int64).max))
+    keys = [drain_last.alias("__k_position__"), phase.alias("__k_phase__"), F.col("window_start").alias("__k_start__"),
+            F.col("group_first_position").alias("__k_first__"), F.coalesce(F.col("emit_threshold"), F.lit(0))
+            .cast("double").alias("__k_point__")]
+    key_names = ["__k_position__", "__k_phase__", "__k_start__", "__k_first__", "__k_point__"]
+    ordered = (emissions.select("*", *keys)
+               .repartitionByRange(n_parts, *key_names)
+               .sortWithinPartitions(*key_names)
+               .withColumn(_PART, F.spark_partition_id())
+               .persist(StorageLevel.MEMORY_AND_DISK))
+    counts = dict(ordered.groupBy(_PART).count().collect())
+    offsets, running = {}, 0
+    for part in sorted(counts):
+        offsets[part] = running
+        running += counts[part]
+
+    def bound(column: str):
+        if params.field_kind == "timestamp":  # coordinates are nanoseconds
+            return F.timestamp_micros(F.expr(f"{column} div 1000"))
+        return F.col(column).cast("bigint" if params.integer_bounds else "double")
+
+    emitted_at = (bound("emitted_at") if params.field_kind == "timestamp"
+                  else F.col("emitted_at").cast(schema[params.field]))
+    offset_map = F.create_map(*[x for p, o in offsets.items() for x in (F.lit(p), F.lit(o))])
+    # Within a partition rows keep the sorted order; monotonically_increasing_id counts them.
+    local_index = F.monotonically_increasing_id() - F.shiftleft(F.spark_partition_id().cast("bigint"), 33)
+    numbered = ordered.withColumn("emit_seq", F.element_at(offset_map, F.col(_PART)) + local_index)
+    output = numbered.select(
+        *[F.col(_quote(g)) for g in params.group_by],
+        bound("window_start").alias("window_start"),
+        bound("window_end").alias("window_end"),
+        F.col("emit_kind"),
+        emitted_at.alias("emitted_at"),
+        F.col("emit_seq"),
+        F.col("row_count"),
+        *[F.col(_quote(a.name)) for a in params.aggregates],
+    )
+    return output

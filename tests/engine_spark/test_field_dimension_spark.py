@@ -1,0 +1,129 @@
+"""The field dimension on Spark (streamwindows.spark) gives exactly the pandas engine's
+output, whatever the number of partitions; its errors name the arrival position, the
+group and the values, and invalid parameters fail before any Spark job runs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from streamwindows import InvalidParameterError, NullFieldError, OutOfOrderError, field_dimension_aggregate
+from streamwindows.spark import field_dimension_aggregate_spark
+from tests.engine.test_field_dimension import AGGREGATES, assert_same_emissions, scenarios, trades
+
+
+def spark_frame(spark, frame: pd.DataFrame):
+    return spark.createDataFrame(frame) if len(frame) else spark.createDataFrame(
+        [], "t double, g long, h string, x long, y double, arrival long")
+
+
+def on_spark(spark, frame, partitions=None, **options):
+    result = field_dimension_aggregate_spark(spark_frame(spark, frame), partitions=partitions, **options)
+    return result.toPandas().sort_values("emit_seq", ignore_index=True)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(scenarios())
+def test_spark_matches_pandas_engine(spark, scenario):
+    frame, options = scenario
+    if "seq" not in options:  # a DataFrame has no row order: give it one
+        frame = frame.assign(arrival=np.arange(len(frame)) * 2 + 1)
+        options = {**options, "seq": "arrival"}
+    expected = field_dimension_aggregate(frame, aggregates=AGGREGATES, **options)
+    actual = on_spark(spark, frame, partitions=3, aggregates=AGGREGATES, **options)
+    assert_same_emissions(actual[list(expected.columns)], expected, repr(options))
+
+
+def test_trades_example_on_spark(spark):
+    out = on_spark(spark, trades(), field="time", size=30, advance=30, group_by=["symbol"], seq="seq",
+                   aggregates={"total_volume": "sum(volume)"})
+    assert [tuple(r) for r in out[["symbol", "window_start", "total_volume", "emitted_at", "emit_seq"]]
+            .itertuples(index=False)] == [("AMAT", 0, 300, 40, 0), ("AMAT", 30, 400, 65, 1), ("INTC", 30, 400, 65, 2)]
+
+
+def random_stream(n=3000, groups=40, seed=7):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({
+        "seq": np.arange(n) * 3 + 11,
+        "t": np.cumsum(rng.integers(0, 4, n)),
+        "g": rng.choice([f"s{i}" for i in range(groups)], n, p=np.arange(groups, 0, -1) / sum(range(1, groups + 1))),
+        "v": rng.integers(0, 1000, n),
+    })
+
+
+@pytest.mark.parametrize("options", [
+    pytest.param(dict(size=30, advance=30), id="tumbling"),
+    pytest.param(dict(size=70, advance=10, emit_every=25, drain=True), id="hopping with intermediates and drain"),
+    pytest.param(dict(size=7, advance=1, optional_windows="all"), id="all optional windows"),
+])
+def test_same_output_with_1_2_and_8_partitions(spark, options):
+    frame = random_stream()
+    kwargs = dict(field="t", group_by=["g"], seq="seq", aggregates={"total": "sum(v)", "n": "count(*)",
+                                                                   "high": "max(v)", "first_v": "first(v)"},
+                  **options)
+    expected = field_dimension_aggregate(frame, **kwargs)
+    outputs = []
+    for partitions in (1, 2, 8):
+        spark.conf.set("spark.sql.shuffle.partitions", str(partitions))
+        outputs.append(on_spark(spark, frame, partitions=partitions, **kwargs))
+    spark.conf.set("spark.sql.shuffle.partitions", "8")
+    for out in outputs:
+        pd.testing.assert_frame_equal(out.astype(str), outputs[0].astype(str))
+    assert_same_emissions(outputs[0][list(expected.columns)], expected)
+
+
+def test_out_of_order_names_position_group_and_values(spark):
+    frame = random_stream(n=500)
+    frame.loc[321, "t"] = frame.loc[320, "t"] - 2  # goes backwards at arrival position 321
+    with pytest.raises(OutOfOrderError) as raised:
+        on_spark(spark, frame, partitions=4, field="t", size=30, group_by=["g"], seq="seq",
+                 aggregates={"total": "sum(v)"}, model="trade_volume_30s")
+    error = raised.value
+    assert (error.position, error.seq, error.value, error.previous_value) == (
+        321, int(frame.loc[321, "seq"]), int(frame.loc[321, "t"]), int(frame.loc[320, "t"]))
+    assert error.group == {"g": frame.loc[321, "g"]}
+    assert str(error).startswith("model 'trade_volume_30s': OutOfOrder: field `t` went backwards at arrival "
+                                 f"position 321 (seq {frame.loc[321, 'seq']})")
+
+
+def test_out_of_order_across_a_partition_boundary(spark):
+    frame = pd.DataFrame({"seq": [1, 2, 3, 4], "t": [5, 9, 8, 10], "g": ["a", "b", "a", "b"], "v": [1, 1, 1, 1]})
+    with pytest.raises(OutOfOrderError) as raised:
+        on_spark(spark, frame, partitions=4, field="t", size=3, group_by=["g"], seq="seq",
+                 aggregates={"n": "count(*)"})
+    assert (raised.value.position, raised.value.value, raised.value.previous_value, raised.value.group) == (
+        2, 8, 9, {"g": "a"})
+
+
+def test_null_field_is_an_error(spark):
+    frame = pd.DataFrame({"seq": [1, 2, 3], "t": [1.0, None, 3.0], "g": ["a", "b", "a"], "v": [1, 2, 3]})
+    with pytest.raises(NullFieldError) as raised:
+        on_spark(spark, frame, field="t", size=3, group_by=["g"], seq="seq", aggregates={"n": "count(*)"})
+    assert (raised.value.position, raised.value.seq, raised.value.group) == (1, 2, {"g": "b"})
+
+
+def test_repeated_seq_is_an_error(spark):
+    frame = pd.DataFrame({"seq": [1, 2, 2], "t": [1, 2, 3], "g": ["a", "b", "a"], "v": [1, 2, 3]})
+    with pytest.raises(InvalidParameterError, match=r"`seq` must be a column whose values are unique"):
+        on_spark(spark, frame, field="t", size=3, group_by=["g"], seq="seq", aggregates={"n": "count(*)"})
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    pytest.param(dict(size=10, advance=20), "`advance` must be", id="advance larger than size"),
+    pytest.param(dict(advance=5), "`advance`", id="advance without size"),
+    pytest.param(dict(size=0), "`size` must be", id="size zero"),
+    pytest.param(dict(size=10, opening="sometimes"), "`opening` must be", id="unknown opening"),
+    pytest.param(dict(size=10, aggregates={"n": "sum(price)"}), "price", id="aggregate over a missing column"),
+    pytest.param(dict(size=10, seq=None), "`seq` must be the arrival-order column", id="no arrival order"),
+])
+def test_invalid_parameters_fail_before_any_spark_job(spark, options, message):
+    frame = spark.createDataFrame(trades())
+    context = spark.sparkContext
+    context.setJobGroup("invalid-parameters", "must run no job")
+    kwargs = dict(field="time", group_by=["symbol"], seq="seq", aggregates={"n": "count(*)"})
+    with pytest.raises(InvalidParameterError, match=message):
+        field_dimension_aggregate_spark(frame, **{**kwargs, **options})
+    assert list(context.statusTracker().getJobIdsForGroup("invalid-parameters")) == []
+    context.setJobGroup(None, None)
