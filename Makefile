@@ -45,7 +45,7 @@ docs: setup
 	$(BIN)/dbt docs serve --host 127.0.0.1 --port $${DOCS_PORT:-8080} --no-browser
 
 bench: setup
-	$(BIN)/python -m bench
+	$(BIN)/python -m bench $(BENCH)
 
 lint: setup
 	$(BIN)/sqlfluff lint models

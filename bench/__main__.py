@@ -10,9 +10,10 @@ from pathlib import Path
 from bench import (
     harness,  # noqa: F401  (sets the environment before Spark starts)
     sqlstream_ranges,
+    streambase_field_dimension,
 )
 
-BENCHMARKS = {"sqlstream": sqlstream_ranges}
+BENCHMARKS = {"sqlstream": sqlstream_ranges, "streambase": streambase_field_dimension}
 
 
 def main(names: list[str]) -> int:
