@@ -35,7 +35,9 @@ def run_dbt(*args: str, project_dir: Path = PROJECT_DIR, expect_success: bool = 
     argv = [*args, "--project-dir", str(project_dir), "--profiles-dir", str(PROJECT_DIR)]
     result = dbtRunner().invoke(argv)
     if expect_success and not result.success:
-        raise DbtFailure(f"dbt {' '.join(args)} failed: {result.exception or result.result}")
+        failed = [f"{r.node.name}: {r.status} {r.message}" for r in getattr(result.result, "results", [])
+                  if str(r.status) not in ("success", "pass")]
+        raise DbtFailure(f"dbt {' '.join(args)} failed: {result.exception or failed}")
     return result
 
 

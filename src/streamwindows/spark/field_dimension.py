@@ -328,10 +328,68 @@ def _group_candidates(df, params: FieldDimensionParams, schema, bounds, coordina
 # 4. Emission times
 
 
+DISTINCT_VALUES_LIMIT = 2_000_000
+
+
 def _resolve_emissions(stream, candidates, params: FieldDimensionParams, bounds, coordinate_type: str):
-    """Attach emitted_at / emitted_position: the first tuple after opened_after_position
-    whose value reaches emit_threshold = the later of F (first tuple with value >=
-    threshold) and N (first tuple after the opening tuple)."""
+    """Attach emitted_at / emitted_position and keep the candidates that are emitted."""
+    from pyspark.sql import functions as F
+
+    resolved = None
+    if params.emit_every is None:
+        # Only closes: a window's end lies above the value that opened it, so the emitting
+        # tuple is simply the first tuple whose value reaches the end. With few distinct
+        # field values (a clock), their first arrivals answer that from a broadcast table,
+        # with no pass over the stream's tuples.
+        resolved = _resolve_closes_by_distinct_values(stream, candidates, coordinate_type)
+    if resolved is None:
+        resolved = _resolve_by_stream_partitions(stream, candidates, bounds, coordinate_type)
+
+    reached = F.col("emitted_position").isNotNull()
+    still_open = F.col("window_end").isNull() | (F.col("emitted_at") < F.col("window_end"))
+    is_close = F.col("emit_kind") == "close"
+    emitted = reached & (is_close | still_open)
+    drained = is_close & ~reached & F.lit(bool(params.drain))
+    # One withColumns: each expression must see the candidate's original emit_kind.
+    return resolved.where(emitted | drained).withColumns({
+        "emit_kind": F.when(drained, F.lit("drain")).otherwise(F.col("emit_kind")),
+        "emitted_at": F.when(drained, F.lit(None)).otherwise(F.col("emitted_at")),
+        "emitted_position": F.when(drained, F.lit(None)).otherwise(F.col("emitted_position")),
+    })
+
+
+def _resolve_closes_by_distinct_values(stream, candidates, coordinate_type: str):
+    """None when the field has more than DISTINCT_VALUES_LIMIT distinct values."""
+    from pyspark.sql import functions as F
+
+    spark = stream.sparkSession
+    first_arrivals = (stream.groupBy(_VALUE).agg(F.min(_SEQ).alias(_SEQ))
+                      .limit(DISTINCT_VALUES_LIMIT + 1).toPandas())
+    if len(first_arrivals) > DISTINCT_VALUES_LIMIT:
+        return None
+    first_arrivals = first_arrivals.sort_values(_VALUE)
+    table = spark.sparkContext.broadcast(
+        (first_arrivals[_VALUE].to_numpy(), first_arrivals[_SEQ].to_numpy(np.int64)))
+
+    @F.pandas_udf(f"position bigint, value {coordinate_type}")
+    def first_reaching(threshold: pd.Series, has_threshold: pd.Series) -> pd.DataFrame:
+        values, seqs = table.value
+        x = threshold.to_numpy(dtype=values.dtype)
+        i = np.searchsorted(values, x, side="left")
+        reached = has_threshold.to_numpy(dtype=bool) & (i < len(values))
+        safe = np.minimum(i, max(len(values) - 1, 0))
+        position = pd.Series(seqs[safe], dtype="Int64")
+        position[~reached] = pd.NA  # never reached: a drain, or not emitted
+        return pd.DataFrame({"position": position, "value": values[safe]})
+
+    found = first_reaching(F.coalesce(F.col("emit_threshold"), F.lit(0).cast(coordinate_type)),
+                           F.col("emit_threshold").isNotNull())
+    return candidates.withColumns({"emitted_position": found["position"], "emitted_at": found["value"]})
+
+
+def _resolve_by_stream_partitions(stream, candidates, bounds, coordinate_type: str):
+    """The general as-of search: the later of F (first tuple with value >= threshold) and
+    N (first tuple after the opening tuple), per stream partition."""
     from pyspark.sql import functions as F
 
     first_seq, last_seq = bounds["first_seq"], bounds["last_seq"]
@@ -404,17 +462,7 @@ def _resolve_emissions(stream, candidates, params: FieldDimensionParams, bounds,
                 .cogroup(tuples.groupBy(_PART))
                 .applyInPandas(lambda lookups, chunk: search(chunk, lookups), schema=out_schema)
                 .drop(_PART))
-    resolved = direct.unionByName(never).unionByName(searched)
-
-    reached = F.col("emitted_position").isNotNull()
-    still_open = F.col("window_end").isNull() | (F.col("emitted_at") < F.col("window_end"))
-    is_close = F.col("emit_kind") == "close"
-    emitted = reached & (is_close | still_open)
-    drained = is_close & ~reached & F.lit(bool(params.drain))
-    return (resolved.where(emitted | drained)
-            .withColumn("emit_kind", F.when(drained, F.lit("drain")).otherwise(F.col("emit_kind")))
-            .withColumn("emitted_at", F.when(drained, F.lit(None)).otherwise(F.col("emitted_at")))
-            .withColumn("emitted_position", F.when(drained, F.lit(None)).otherwise(F.col("emitted_position"))))
+    return direct.unionByName(never).unionByName(searched)
 
 
 # ------------------------------------------------------------------------------------
