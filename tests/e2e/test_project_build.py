@@ -161,3 +161,19 @@ def test_same_output_whatever_the_shuffle_partitions(spark, model):
         results.append(sorted(tuple(r) for r in spark.sql(compiled).collect()))
     spark.conf.set("spark.sql.shuffle.partitions", "8")
     assert results[0] == results[1] == results[2]
+
+
+def test_real_data_rows_window_spans_the_missing_hour(spark):
+    got = rows(
+        spark,
+        f"""
+        select city, reading_at, readings_6, first_reading_at_6
+        from {SCHEMA}.hourly_temperatures_city_last_6_readings
+        where reading_at in (timestamp'2010-01-01 02:00:00', timestamp'2010-03-14 06:00:00')
+        order by city, reading_at
+        """,
+    )
+    assert [(r["readings_6"], r["first_reading_at_6"]) for r in got] == [
+        (3, dt.datetime(2010, 1, 1, 0)), (6, dt.datetime(2010, 3, 14, 0)),  # San Francisco
+        (3, dt.datetime(2010, 1, 1, 0)), (6, dt.datetime(2010, 3, 14, 0)),  # Seattle
+    ]
