@@ -143,70 +143,59 @@ def field_dimension_aggregate_spark(
 
 def _check_arrival_order(stream, params: FieldDimensionParams, n_parts: int) -> dict[str, Any]:
     group_cols = list(params.group_by)
+    value_type = "bigint" if params.exact else "double"  # the coordinates, compared exactly
     summary_schema = (
-        "part int, n long, first_seq long, first_value double, first_value_exact long, first_group string, "
-        "last_seq long, last_value double, last_value_exact long, last_group string, "
-        "bad_kind string, bad_index long, bad_seq long, bad_value string, bad_previous string, "
-        "bad_group string, bad_previous_group string"
+        f"n long, first_seq long, first_value {value_type}, first_group string, "
+        f"last_seq long, last_value {value_type}, last_group string, bad_kind string, bad_index long, "
+        f"bad_seq long, bad_value {value_type}, bad_previous {value_type}, bad_group string, "
+        "bad_previous_group string"
     )
+    summary_columns = [field.split()[0] for field in summary_schema.split(", ")]
 
     def summarize(batches):
-        from pyspark import TaskContext
-
         batches = [b for b in batches if len(b)]
         if not batches:  # an empty range partition
             return
         chunk = pd.concat(batches, ignore_index=True)
-        part = TaskContext.get().partitionId()
-        seqs = chunk[_SEQ]
-        values = chunk[_VALUE].astype("float64")
-        groups = [json.dumps({g: _plain(chunk[g].iloc[i]) for g in group_cols}) for i in (0, len(chunk) - 1)]
-        exact = chunk[_VALUE].dtype.kind in "iu"
-        row = {
-            "part": part, "n": len(chunk),
-            "first_seq": int(seqs.iloc[0]) if pd.notna(seqs.iloc[0]) else None,
-            "first_value": float(values.iloc[0]),
-            "first_value_exact": int(chunk[_VALUE].iloc[0]) if exact and pd.notna(chunk[_VALUE].iloc[0]) else None,
-            "first_group": groups[0],
-            "last_seq": int(seqs.iloc[-1]) if pd.notna(seqs.iloc[-1]) else None,
-            "last_value": float(values.iloc[-1]),
-            "last_value_exact": int(chunk[_VALUE].iloc[-1]) if exact and pd.notna(chunk[_VALUE].iloc[-1]) else None,
-            "last_group": groups[1],
-            **dict.fromkeys(["bad_kind", "bad_index", "bad_seq", "bad_value", "bad_previous", "bad_group",
-                             "bad_previous_group"]),
-        }
+        seqs, values = chunk[_SEQ], chunk[_VALUE]
+
+        def group(i: int) -> str:
+            return json.dumps({g: _plain(chunk[g].iloc[i]) for g in group_cols})
+
+        row = dict.fromkeys(summary_columns)  # NULL unless set; scalars as plain Python values
+        row.update({
+            "n": len(chunk),
+            "first_seq": _plain(seqs.iloc[0]), "first_value": _plain(values.iloc[0]), "first_group": group(0),
+            "last_seq": _plain(seqs.iloc[-1]), "last_value": _plain(values.iloc[-1]), "last_group": group(-1),
+        })
         bad = _first_violation(seqs, values)
         if bad is not None:
             kind, i = bad
             row.update({
-                "bad_kind": kind, "bad_index": i,
-                "bad_seq": int(seqs.iloc[i]) if pd.notna(seqs.iloc[i]) else None,
-                "bad_value": None if pd.isna(values.iloc[i]) else repr(_plain(chunk[_VALUE].iloc[i])),
-                "bad_previous": repr(_plain(chunk[_VALUE].iloc[i - 1])) if i > 0 else None,
-                "bad_group": json.dumps({g: _plain(chunk[g].iloc[i]) for g in group_cols}),
-                "bad_previous_group": json.dumps({g: _plain(chunk[g].iloc[i - 1]) for g in group_cols})
-                if i > 0 else None,
+                "bad_kind": kind, "bad_index": i, "bad_seq": _plain(seqs.iloc[i]),
+                "bad_value": _plain(values.iloc[i]), "bad_group": group(i),
+                "bad_previous": _plain(values.iloc[i - 1]) if i > 0 else None,
+                "bad_previous_group": group(i - 1) if i > 0 else None,
             })
-        yield pd.DataFrame([row])
+        yield pd.DataFrame([row], columns=summary_columns, dtype=object)
 
     parted = stream.repartitionByRange(n_parts, _SEQ).sortWithinPartitions(_SEQ)
-    summaries = sorted(
-        (r.asDict() for r in parted.mapInPandas(summarize, summary_schema).collect()),
-        key=lambda r: (r["first_seq"] is not None, r["first_seq"] if r["first_seq"] is not None else 0),
-    )
+    summaries = [r.asDict() for r in parted.mapInPandas(summarize, summary_schema).collect()]
+    # NULL seqs sort first (and are reported); otherwise partitions follow seq.
+    summaries.sort(key=lambda r: (r["first_seq"] is not None, r["first_seq"] or 0))
     offset = 0
     previous = None
     for s in summaries:
         if s["bad_kind"] == "null seq" or (s["bad_kind"] is not None and s["bad_index"] == 0):
             _raise(params, s, offset)
         if previous is not None:
+            at_boundary = {"bad_index": 0, "bad_seq": s["first_seq"], "bad_group": s["first_group"]}
             if s["first_seq"] == previous["last_seq"]:
-                _raise(params, {**s, "bad_kind": "repeated seq", "bad_index": 0, "bad_seq": s["first_seq"],
-                                "bad_value": None, "bad_group": s["first_group"]}, offset)
+                _raise(params, {**s, **at_boundary, "bad_kind": "repeated seq"}, offset)
             if s["first_value"] < previous["last_value"]:
-                _raise(params, {**s, "bad_kind": "decrease", "bad_index": 0, "bad_seq": s["first_seq"],
-                                "bad_value": repr(_exact(s, "first")), "bad_previous": repr(_exact(previous, "last")),
-                                "bad_group": s["first_group"], "bad_previous_group": previous["last_group"]}, offset)
+                _raise(params, {**s, **at_boundary, "bad_kind": "decrease", "bad_value": s["first_value"],
+                                "bad_previous": previous["last_value"],
+                                "bad_previous_group": previous["last_group"]}, offset)
         if s["bad_kind"] is not None:
             _raise(params, s, offset)
         offset += s["n"]
@@ -215,9 +204,9 @@ def _check_arrival_order(stream, params: FieldDimensionParams, n_parts: int) -> 
         "n": offset,
         "first_seq": np.array([s["first_seq"] for s in summaries], dtype=np.int64),
         "last_seq": np.array([s["last_seq"] for s in summaries], dtype=np.int64),
-        "first_value": np.array([_exact(s, "first") for s in summaries], dtype=params.coordinate_dtype),
-        "last_value": np.array([_exact(s, "last") for s in summaries], dtype=params.coordinate_dtype),
-        "max_value": _exact(summaries[-1], "last") if summaries else None,
+        "first_value": np.array([s["first_value"] for s in summaries], dtype=params.coordinate_dtype),
+        "last_value": np.array([s["last_value"] for s in summaries], dtype=params.coordinate_dtype),
+        "max_value": summaries[-1]["last_value"] if summaries else None,
     }
 
 
@@ -229,26 +218,22 @@ def _plain(value: Any) -> Any:
     return None if value is None or (isinstance(value, float) and np.isnan(value)) else value
 
 
-def _exact(summary: dict, which: str) -> Any:
-    exact = summary[f"{which}_value_exact"]
-    return exact if exact is not None else summary[f"{which}_value"]
-
-
 def _first_violation(seqs: pd.Series, values: pd.Series) -> tuple[str, int] | None:
-    """(kind, index) of the first row in arrival order that breaks the stream's rules."""
+    """(kind, index) of the first row in arrival order that breaks the stream's rules.
+    Values are compared in their own type (int64 coordinates stay exact)."""
     candidates = []
     null_seq = seqs.isna().to_numpy()
     if null_seq.any():
         candidates.append(("null seq", int(np.argmax(null_seq))))
-    v = values.to_numpy(dtype=np.float64, na_value=np.nan)
-    bad = ~np.isfinite(v)
-    if bad.any():
-        candidates.append(("null", int(np.argmax(bad))))
-    s = seqs.to_numpy(dtype=np.float64, na_value=np.nan)
+    missing = values.isna().to_numpy() | ~np.isfinite(values.to_numpy(dtype=np.float64, na_value=np.nan))
+    if missing.any():
+        candidates.append(("null", int(np.argmax(missing))))
+    s = seqs.to_numpy()
     repeated = s[1:] == s[:-1]
     if repeated.any():
         candidates.append(("repeated seq", int(np.argmax(repeated)) + 1))
-    decreasing = v[1:] < v[:-1]
+    v = values.to_numpy()
+    decreasing = v[1:] < v[:-1]  # NaN compares False: NULLs are reported above
     if decreasing.any():
         candidates.append(("decrease", int(np.argmax(decreasing)) + 1))
     return min(candidates, key=lambda c: c[1]) if candidates else None
@@ -260,8 +245,8 @@ def _raise(params: FieldDimensionParams, s: dict, offset: int) -> None:
     kind = s["bad_kind"]
     if kind == "decrease":
         raise OutOfOrderError(
-            field=params.field, position=position, group=group, value=_literal(s["bad_value"]),
-            previous_value=_literal(s["bad_previous"]), seq=s["bad_seq"], previous_position=position - 1,
+            field=params.field, position=position, group=group, value=s["bad_value"],
+            previous_value=s["bad_previous"], seq=s["bad_seq"], previous_position=position - 1,
             previous_group=json.loads(s["bad_previous_group"]) if s.get("bad_previous_group") else None,
             model=params.model,
         )
@@ -273,17 +258,6 @@ def _raise(params: FieldDimensionParams, s: dict, offset: int) -> None:
         SPARK_FUNCTION, "seq", f"a column whose values are {rule}",
         f"{s['bad_seq']} at arrival position {position}, group {group}", model=params.model,
     )
-
-
-def _literal(text: str | None) -> Any:
-    import ast
-
-    if text is None:
-        return None
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError):
-        return text
 
 
 # ------------------------------------------------------------------------------------
