@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "InvalidIntervalError",
     "InvalidParameterError",
     "NullFieldError",
     "OutOfOrderError",
@@ -172,5 +173,37 @@ class NullFieldError(StreamWindowsError):
             f"{_model_prefix(model)}NULL field: `{field}` is {what} at "
             f"{_format_position(position, seq)} in group {_format_group(group)}. "
             "Every row needs a finite value."
+        )
+        super().__init__(message)
+
+
+class InvalidIntervalError(StreamWindowsError):
+    """An interval event's end is not after its start (or ``end < start``): a lifetime
+    ``[start, end)`` must hold at least one instant."""
+
+    def __init__(
+        self,
+        *,
+        start_field: str,
+        end_field: str,
+        position: int,
+        group: Mapping[str, Any],
+        start: Any,
+        end: Any,
+        seq: Any = None,
+        model: str | None = None,
+    ) -> None:
+        self.model = model
+        self.start_field = start_field
+        self.end_field = end_field
+        self.position = position
+        self.seq = seq
+        self.group = dict(group)
+        self.start = start
+        self.end = end
+        message = (
+            f"{_model_prefix(model)}Invalid interval: `{end_field}` {format_value(end)} is not "
+            f"after `{start_field}` {format_value(start)} at {_format_position(position, seq)} "
+            f"in group {_format_group(group)}. Every event needs {end_field} > {start_field}."
         )
         super().__init__(message)

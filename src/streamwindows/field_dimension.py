@@ -70,6 +70,9 @@ Decisions the contract leaves open
 * Output types: ``window_start`` int64 / float64 / datetime64; ``window_end`` and
   ``emitted_at`` nullable (``Int64`` for integer bounds and integer fields); aggregates
   per :mod:`streamwindows.range_aggregates`.
+* RATE divides by the window's duration ``window_end - window_start`` (seconds for a
+  timestamp field, the field's unit otherwise), for intermediate rows too; without
+  ``size`` a window has no end and RATE is NULL.
 * NULL group keys form a group of their own (SQL GROUP BY). A NULL or infinite field
   value raises :class:`NullFieldError`; so does a NULL in the ``seq`` column. Ties in
   ``seq`` keep the frame's row order.
@@ -828,9 +831,25 @@ def _candidate_columns(
     data["contents_lo"] = (lo - first_row).astype(np.int64, copy=False)
     data["contents_hi"] = (hi - first_row).astype(np.int64, copy=False)
     data["row_count"] = (hi - lo).astype(np.int64, copy=False)
+    durations = None
+    if any(a.needs_durations for a in params.aggregates):
+        durations = _window_durations(raw, params)
     for aggregate in params.aggregates:
-        data[aggregate.name] = aggregate.compute(inputs, lo, hi)
+        data[aggregate.name] = aggregate.compute(inputs, lo, hi, durations=durations)
     return data
+
+
+def _window_durations(raw: dict[str, Any], params: FieldDimensionParams) -> np.ndarray:
+    """Each window's duration for RATE: ``window_end - window_start`` in seconds for a
+    timestamp field, in the field's unit otherwise; NaN for windows without an end."""
+    start = np.asarray(raw["window_start"], dtype=params.coordinate_dtype)
+    if raw["window_end"] is None:
+        return np.full(len(start), np.nan)
+    end, valid = _values_and_valid(raw["window_end"], params.coordinate_dtype)
+    durations = np.where(valid, (end - start).astype(np.float64), np.nan)  # subtract exactly first
+    if params.field_kind == "timestamp":
+        durations = durations / 1e9
+    return durations
 
 
 def _input_columns(params: FieldDimensionParams) -> list[str]:

@@ -5,7 +5,9 @@ in arrival order (the dimension field never decreases, so a value range is an in
 range). An aggregate is therefore a function of ``(columns, lo, hi)`` that answers for
 all ranges in one vectorized pass: prefix sums for exact integer sums and counts,
 ``ufunc.reduceat`` over the ranges sorted by ``lo`` for float sums and for min/max,
-plain gathers for FIRST/LAST. No Python loop runs over rows or ranges.
+plain gathers for FIRST/LAST/NTH, sorts of the gathered ranges (in bounded chunks) for
+MEDIAN. No Python loop runs over rows or ranges, except in NEST and DISTINCTNEST, which
+build one Python list per range.
 
 NULL semantics are SQL's: SUM, AVG, MIN and MAX ignore NULLs and give NULL on a range
 with no non-NULL value (or no row); COUNT(*) counts rows and COUNT(col) non-NULL values,
@@ -19,9 +21,31 @@ non-ANSI mode), SUM of a float column -> float64; AVG -> float64; MIN, MAX, FIRS
 LAST keep the input type, made nullable (integers -> ``Int64``, booleans ->
 ``boolean``, floats -> float64, timestamps and other types unchanged).
 
-Adding a function (the Odysseus set: MEDIAN, STDDEV, VAR, CORR, COV, NTH, NEST, ...)
-is one :func:`register_aggregate` call with a kernel over ``(columns, lo, hi)``;
-``arguments`` already allows several columns and literal options (``nth(price, 2)``).
+The Odysseus set (SEMANTICS.md section 5) is complete: besides the above, MEDIAN
+(interpolated like Spark's ``median``: the mean of the two middle values of an even
+count), STDDEV and VAR (sample, like Spark's ``stddev``/``variance``: NULL with fewer than
+two non-NULL values), COV (``covar_samp``) and CORR (``corr``) of two columns over the rows
+where both are non-NULL (NULL with fewer than two such rows; CORR also NULL when either
+column is constant there, as Spark's division by zero gives NULL), NTH(col, n) (the n-th
+row, 1-based, in arrival order, its value as it is, NULL included; NULL when the range has
+fewer than n rows), RATE(*) / RATE(col) (COUNT divided by the window's duration, which the
+window kind passes in: events per second for timestamp windows, per unit of the field
+otherwise; NULL when the window kind knows no duration), NEST(col) (the values in arrival
+order as a Python list, NULLs kept as None), DISTINCTNEST(col) (the distinct values in
+order of first arrival, NULL kept once as None) and COMPLETENESS(col) (non-NULL count /
+row count, NULL on an empty range; the Odysseus document words it the other way round,
+which contradicts the name). MEDIAN, STDDEV, VAR, COV, CORR return float64, RATE and
+COMPLETENESS float64, NTH the input type made nullable, NEST and DISTINCTNEST ``object``.
+
+Variance and co-moments are computed without cancellation: per range, by merging the
+(count, mean, co-moment) states of power-of-two blocks with Chan's pairwise formula
+(binary lifting: one level of blocks alive at a time, O(n log L) for the longest range L),
+so values around 1e9 with a spread of 1 keep full precision.
+
+Adding a function is one :func:`register_aggregate` call with a kernel over ``(columns,
+lo, hi)``. Literal arguments (``nth(price, 2)``) are passed to the kernel after ``hi``;
+inputs that only the window kind knows (the window durations of RATE) are keyword
+arguments named in :attr:`AggregateFunction.context`, given to :meth:`Aggregate.compute`.
 Mergeable partial states will hang off :class:`AggregateFunction` the same way (a kernel
 producing the state per range and a merge), keeping ranges the unit of work.
 """
@@ -29,7 +53,7 @@ producing the state per range and a merge), keeping ranges the unit of work.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,7 +75,9 @@ __all__ = [
     "Aggregate",
     "AggregateFunction",
     "ColumnData",
+    "gather_ranges",
     "parse_aggregates",
+    "range_moments",
     "register_aggregate",
 ]
 
@@ -259,6 +285,226 @@ def _kernel_last(columns: Sequence[ColumnData], lo: np.ndarray, hi: np.ndarray) 
     return _pick(columns, hi - 1, hi > lo)
 
 
+def _kernel_nth(columns: Sequence[ColumnData], lo: np.ndarray, hi: np.ndarray, n: int) -> ColumnData:
+    rows = lo + (n - 1)
+    return _pick(columns, rows, rows < hi)
+
+
+def _floats(array: ColumnData) -> tuple[np.ndarray, np.ndarray]:
+    """(values as float64 with NULLs as 0, non-NULL mask)."""
+    values, nulls = _numeric(array, 0)
+    valid = np.ones(len(values), dtype=bool) if nulls is None else ~nulls
+    return values.astype(np.float64, copy=False), valid
+
+
+def _merge_moments(a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
+    """Chan's pairwise merge of (n, mean_x, mean_y, c_xx, c_yy, c_xy) states."""
+    na, mxa, mya, cxxa, cyya, cxya = a
+    nb, mxb, myb, cxxb, cyyb, cxyb = b
+    n = na + nb
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(n > 0, nb / n, 0.0)
+    dx = mxb - mxa
+    dy = myb - mya
+    weight = na * share  # na * nb / n
+    return (
+        n,
+        mxa + dx * share,
+        mya + dy * share,
+        cxxa + cxxb + dx * dx * weight,
+        cyya + cyyb + dy * dy * weight,
+        cxya + cxyb + dx * dy * weight,
+    )
+
+
+def range_moments(
+    x: np.ndarray, y: np.ndarray, valid: np.ndarray, lo: np.ndarray, hi: np.ndarray
+) -> tuple[np.ndarray, ...]:
+    """(n, mean_x, mean_y, c_xx, c_yy, c_xy) of the valid rows of every range ``[lo, hi)``.
+
+    ``c_xx`` is the sum of squared deviations from the range's mean, ``c_xy`` the sum of
+    the products of the deviations. Binary lifting: a range is the concatenation of
+    blocks of lengths 1, 2, 4, ... (the bits of its length, smallest first); the states
+    of all blocks of one length are built from those of half the length and merged into
+    the ranges that need them, so only one level is alive at a time and no sum of
+    squares is ever formed (no cancellation with large offsets).
+    """
+    m = len(x)
+    # Shifting by one of the values changes no deviation and keeps the stored means small
+    # (each merge rounds the mean to the precision of its magnitude).
+    if valid.any():
+        first = int(np.argmax(valid))
+        x = x - x[first]
+        y = y - y[first]
+    zeros = np.zeros(m, dtype=np.float64)
+    block = (
+        valid.astype(np.float64),
+        np.where(valid, x, 0.0),
+        np.where(valid, y, 0.0),
+        zeros,
+        zeros,
+        zeros,
+    )
+    r = len(lo)
+    acc = tuple(np.zeros(r, dtype=np.float64) for _ in range(6))
+    pos = lo.astype(np.intp, copy=True)
+    length = (hi - lo).astype(np.intp)
+    longest = int(length.max()) if r else 0
+    width = 1
+    while width <= longest:
+        take = np.flatnonzero(length & width)
+        if len(take):
+            at = pos[take]
+            merged = _merge_moments(tuple(a[take] for a in acc), tuple(b[at] for b in block))
+            for a, value in zip(acc, merged, strict=True):
+                a[take] = value
+            pos[take] += width
+        size = m - 2 * width + 1
+        if 2 * width > longest or size <= 0:
+            break
+        block = _merge_moments(
+            tuple(b[:size] for b in block), tuple(b[width : width + size] for b in block)
+        )
+        width *= 2
+    return acc
+
+
+def _kernel_variance(columns: Sequence[ColumnData], lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    x, valid = _floats(_as_array(columns[0]))
+    n, _, _, cxx, _, _ = range_moments(x, x, valid, lo, hi)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        result = cxx / (n - 1)
+    result[n < 2] = np.nan
+    return result
+
+
+def _kernel_stddev(columns: Sequence[ColumnData], lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    return np.sqrt(_kernel_variance(columns, lo, hi))
+
+
+def _pair_moments(columns: Sequence[ColumnData], lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, ...]:
+    x, valid_x = _floats(_as_array(columns[0]))
+    y, valid_y = _floats(_as_array(columns[1]))
+    return range_moments(x, y, valid_x & valid_y, lo, hi)
+
+
+def _kernel_covariance(columns: Sequence[ColumnData], lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    n, _, _, _, _, cxy = _pair_moments(columns, lo, hi)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        result = cxy / (n - 1)
+    result[n < 2] = np.nan
+    return result
+
+
+def _kernel_correlation(columns: Sequence[ColumnData], lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    n, _, _, cxx, cyy, cxy = _pair_moments(columns, lo, hi)
+    defined = (n >= 2) & (cxx > 0) & (cyy > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        result = cxy / np.sqrt(cxx * cyy)
+    result[~defined] = np.nan
+    return result
+
+
+_GATHER_LIMIT = 1 << 22  # rows gathered at once by the kernels that need each range's rows
+
+
+def gather_ranges(lo: np.ndarray, hi: np.ndarray, limit: int = _GATHER_LIMIT):
+    """Yield ``(ranges, offsets, lengths, rows)`` for chunks of the ranges.
+
+    ``ranges`` is a slice of the ranges, ``rows`` the row indices of those ranges laid end
+    to end, ``offsets``/``lengths`` where each range sits in ``rows``. A chunk gathers at
+    most ``limit`` rows (or one range, if longer), bounding the memory.
+    """
+    lengths = (hi - lo).astype(np.intp)
+    ends = np.cumsum(lengths)
+    start, r = 0, len(lo)
+    while start < r:
+        base = ends[start - 1] if start else 0
+        stop = max(start + 1, int(np.searchsorted(ends, base + limit, side="right")))
+        chunk = lengths[start:stop]
+        offsets = np.cumsum(chunk) - chunk
+        total = int(chunk.sum())
+        rows = np.arange(total, dtype=np.intp) - np.repeat(offsets - lo[start:stop], chunk)
+        yield slice(start, stop), offsets, chunk, rows
+        start = stop
+
+
+def _kernel_median(columns: Sequence[ColumnData], lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    values, valid = _floats(_as_array(columns[0]))
+    # Ranges over the non-NULL values only: the prefix count maps the bounds.
+    prefix = np.zeros(len(values) + 1, dtype=np.intp)
+    np.cumsum(valid, out=prefix[1:])
+    present = values[valid]
+    plo, phi = prefix[lo], prefix[hi]
+    result = np.full(len(lo), np.nan)
+    for ranges, offsets, lengths, rows in gather_ranges(plo, phi):
+        if not len(rows):
+            continue
+        gathered = present[rows]
+        owner = np.repeat(np.arange(len(lengths)), lengths)
+        ordered = gathered[np.lexsort((gathered, owner))]
+        nonempty = lengths > 0
+        low = ordered[(offsets + (lengths - 1) // 2)[nonempty]]
+        high = ordered[(offsets + lengths // 2)[nonempty]]
+        chunk = np.full(len(lengths), np.nan)
+        chunk[nonempty] = 0.5 * low + 0.5 * high  # Spark's percentile interpolation at 0.5
+        result[ranges] = chunk
+    return result
+
+
+def _python_values(array: ColumnData) -> list[Any]:
+    """The column as a list of Python values (timestamps as pandas Timestamps), NULL as None."""
+    array = _as_array(array)
+    if isinstance(array, np.ndarray) and array.dtype.kind in "biuf":
+        values = array.tolist()
+    else:
+        if isinstance(array, np.ndarray) and array.dtype.kind in "mM":
+            array = pd.array(array)
+        values = np.asarray(array.astype(object), dtype=object).tolist()
+    nulls = _nulls(array)
+    if nulls is not None:
+        for i in np.flatnonzero(nulls).tolist():
+            values[i] = None
+    return values
+
+
+def _object_array(items: list[Any]) -> np.ndarray:
+    out = np.empty(len(items), dtype=object)
+    out[:] = items
+    return out
+
+
+def _kernel_nest(columns: Sequence[ColumnData], lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    values = _python_values(columns[0])
+    return _object_array([values[a:b] for a, b in zip(lo.tolist(), hi.tolist(), strict=True)])
+
+
+def _kernel_distinct_nest(columns: Sequence[ColumnData], lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    values = _python_values(columns[0])
+    return _object_array(
+        [list(dict.fromkeys(values[a:b])) for a, b in zip(lo.tolist(), hi.tolist(), strict=True)]
+    )
+
+
+def _kernel_completeness(columns: Sequence[ColumnData], lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    rows = (hi - lo).astype(np.float64)
+    present = _counts(_nulls(_as_array(columns[0])), lo, hi).astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        result = present / rows
+    result[rows == 0] = np.nan
+    return result
+
+
+def _kernel_rate(
+    columns: Sequence[ColumnData], lo: np.ndarray, hi: np.ndarray, *, durations: np.ndarray
+) -> np.ndarray:
+    counts = _kernel_count(columns, lo, hi).astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        result = counts / durations
+    result[~(durations > 0)] = np.nan
+    return result
+
+
 # --------------------------------------------------------------------------------------
 # Registry
 
@@ -287,16 +533,27 @@ def _same_dtype(dtypes: Sequence[Any]) -> Any:
     return nullable_dtype(dtypes[0])
 
 
+def _float_dtype(dtypes: Sequence[Any]) -> Any:
+    return np.dtype(np.float64)
+
+
+def _list_dtype(dtypes: Sequence[Any]) -> Any:
+    return np.dtype(object)
+
+
 @dataclass(frozen=True)
 class AggregateFunction:
     """One aggregate function: how to call it and how to compute it over ranges.
 
     ``arguments`` lists the argument kinds in order: ``"column"`` (an input column),
-    ``"column_or_star"`` (a column or ``*``, as in ``count(*)``). ``kernel(columns, lo,
-    hi)`` receives the argument columns (``*`` passes none) and the range bounds and
-    returns one value per range; ``result_dtype(input_dtypes)`` is the type it returns.
-    ``accepts(dtype)`` says whether a column type is allowed, ``accepts_rule`` says so in
-    words for the error message.
+    ``"column_or_star"`` (a column or ``*``, as in ``count(*)``), ``"positive_integer"``
+    (a literal integer >= 1, as in ``nth(price, 2)``). ``kernel(columns, lo, hi,
+    *literals, **context)`` receives the argument columns (``*`` passes none), the range
+    bounds, the literal arguments in order and, as keywords, the window-kind inputs named
+    in ``context`` (``"durations"``: each range's window duration as float64, NaN when
+    unknown); it returns one value per range. ``result_dtype(input_dtypes)`` is the type it
+    returns. ``accepts(dtype)`` says whether a column type is allowed, ``accepts_rule``
+    says so in words for the error message.
     """
 
     name: str
@@ -306,6 +563,7 @@ class AggregateFunction:
     accepts: Callable[[Any], bool] = _any_dtype
     accepts_rule: str = "a column"
     description: str = ""
+    context: tuple[str, ...] = ()
 
 
 AGGREGATE_FUNCTIONS: dict[str, AggregateFunction] = {}
@@ -336,6 +594,43 @@ for _function in (
     AggregateFunction("max", _kernel_max, _same_dtype, description="largest non-NULL value"),
     AggregateFunction("first", _kernel_first, _same_dtype, description="first row's value"),
     AggregateFunction("last", _kernel_last, _same_dtype, description="last row's value"),
+    AggregateFunction(
+        "nth", _kernel_nth, _same_dtype, ("column", "positive_integer"),
+        description="n-th row's value (1-based, arrival order), NULL with fewer rows",
+    ),
+    AggregateFunction(
+        "median", _kernel_median, _float_dtype, accepts=_numeric_dtype,
+        accepts_rule="a numeric column", description="interpolated median of the non-NULL values",
+    ),
+    AggregateFunction(
+        "var", _kernel_variance, _float_dtype, accepts=_numeric_dtype,
+        accepts_rule="a numeric column", description="sample variance (NULL below 2 values)",
+    ),
+    AggregateFunction(
+        "stddev", _kernel_stddev, _float_dtype, accepts=_numeric_dtype,
+        accepts_rule="a numeric column", description="sample standard deviation (NULL below 2 values)",
+    ),
+    AggregateFunction(
+        "cov", _kernel_covariance, _float_dtype, ("column", "column"), accepts=_numeric_dtype,
+        accepts_rule="numeric columns", description="sample covariance of the complete pairs",
+    ),
+    AggregateFunction(
+        "corr", _kernel_correlation, _float_dtype, ("column", "column"), accepts=_numeric_dtype,
+        accepts_rule="numeric columns", description="Pearson correlation of the complete pairs",
+    ),
+    AggregateFunction(
+        "rate", _kernel_rate, _float_dtype, ("column_or_star",), context=("durations",),
+        description="COUNT per unit of window duration (per second for timestamps)",
+    ),
+    AggregateFunction("nest", _kernel_nest, _list_dtype, description="list of the values, NULLs kept"),
+    AggregateFunction(
+        "distinctnest", _kernel_distinct_nest, _list_dtype,
+        description="list of the distinct values in first-arrival order",
+    ),
+    AggregateFunction(
+        "completeness", _kernel_completeness, _float_dtype,
+        description="non-NULL count / row count",
+    ),
 ):
     register_aggregate(_function)
 
@@ -356,25 +651,52 @@ class Aggregate:
     function: AggregateFunction
     columns: tuple[str, ...]
     dtype: Any = None
+    literals: tuple[Any, ...] = ()
 
     @property
     def spec(self) -> str:
-        """The normalized spec, e.g. ``sum(volume)`` or ``count(*)``."""
-        args = ", ".join(self.columns) if self.columns else "*"
-        return f"{self.function.name}({args})"
+        """The normalized spec, e.g. ``sum(volume)``, ``count(*)`` or ``nth(price, 2)``."""
+        columns, literals = iter(self.columns), iter(self.literals)
+        args = []
+        for kind in self.function.arguments:
+            if kind == "positive_integer":
+                args.append(str(next(literals)))
+            else:
+                args.append(next(columns, "*"))
+        return f"{self.function.name}({', '.join(args)})"
 
     def result_dtype(self, input_dtypes: Mapping[str, Any]) -> Any:
         """The output type for the given input column types."""
         return self.function.result_dtype([input_dtypes[c] for c in self.columns])
 
+    @property
+    def needs_durations(self) -> bool:
+        """Whether :meth:`compute` needs the window durations (RATE)."""
+        return "durations" in self.function.context
+
     def compute(
-        self, columns: Mapping[str, Any], lo: np.ndarray, hi: np.ndarray
+        self,
+        columns: Mapping[str, Any],
+        lo: np.ndarray,
+        hi: np.ndarray,
+        *,
+        durations: Any = None,
     ) -> ColumnData:
-        """The aggregate over rows ``[lo[i], hi[i])`` of ``columns``, for every i."""
+        """The aggregate over rows ``[lo[i], hi[i])`` of ``columns``, for every i.
+
+        ``durations`` (one float per range or a scalar; NaN when unknown) is each window's
+        duration in the rate unit: seconds for timestamp windows, the field's unit
+        otherwise. Only RATE uses it; a window kind that has durations always passes them.
+        """
         lo = np.asarray(lo, dtype=np.intp)
         hi = np.asarray(hi, dtype=np.intp)
         arrays = [_as_array(columns[c]) for c in self.columns]
-        return self.function.kernel(arrays, lo, hi)
+        context: dict[str, Any] = {}
+        if self.needs_durations:
+            if durations is None:
+                raise ValueError(f"{self.spec} needs the window durations (compute(..., durations=...))")
+            context["durations"] = np.broadcast_to(np.asarray(durations, dtype=np.float64), lo.shape)
+        return self.function.kernel(arrays, lo, hi, *self.literals, **context)
 
 
 _SPEC = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*\((.*)\)\s*$", re.DOTALL)
@@ -409,9 +731,17 @@ def _parse_one(spec: Any) -> tuple[str, list[str]] | None:
             return None
         arguments = _split_arguments(match.group(2))
         return None if arguments is None else (match.group(1), arguments)
-    if isinstance(spec, (tuple, list)) and spec and all(isinstance(s, str) for s in spec):
-        return spec[0].strip(), [s.strip() for s in spec[1:]]
+    if (
+        isinstance(spec, (tuple, list))
+        and spec
+        and isinstance(spec[0], str)
+        and all(isinstance(s, (str, int)) and not isinstance(s, bool) for s in spec[1:])
+    ):
+        return spec[0].strip(), [s.strip() if isinstance(s, str) else str(s) for s in spec[1:]]
     return None
+
+
+_CONTEXT_WORDS = {"durations": "window durations"}
 
 
 def parse_aggregates(
@@ -421,15 +751,19 @@ def parse_aggregates(
     *,
     model: str | None = None,
     parameter: str = "aggregates",
+    context: Collection[str] | None = None,
 ) -> list[Aggregate]:
     """Parse ``{output_name: spec}`` into :class:`Aggregate` objects, in the given order.
 
-    A spec is a string such as ``"sum(volume)"``, ``"COUNT(*)"`` or ``"avg(`low temp`)"``
-    (function names are case-insensitive, backticks quote a column name) or a tuple
-    ``("sum", "volume")``. ``available_columns`` maps the input's column names to their
-    types (the types give each aggregate's output type and are checked against what the
-    function accepts) or just lists the names. Raises :class:`InvalidParameterError`
-    naming ``function_name``, the spec and the rule it breaks.
+    A spec is a string such as ``"sum(volume)"``, ``"COUNT(*)"``, ``"avg(`low temp`)"``,
+    ``"corr(x, y)"`` or ``"nth(price, 2)"`` (function names are case-insensitive,
+    backticks quote a column name) or a tuple ``("sum", "volume")`` / ``("nth", "price",
+    2)``. ``available_columns`` maps the input's column names to their types (the types
+    give each aggregate's output type and are checked against what the function
+    accepts) or just lists the names. ``context`` lists the window-kind inputs the caller
+    can pass to :meth:`Aggregate.compute` (``"durations"``); None skips that check.
+    Raises :class:`InvalidParameterError` naming ``function_name``, the spec and the rule
+    it breaks, before any data is read.
     """
 
     def fail(rule: str, value: Any, note: str = "") -> InvalidParameterError:
@@ -469,8 +803,18 @@ def parse_aggregates(
                 shown,
                 where,
             )
-        columns = []
-        for kind, argument in zip(function.arguments, arguments, strict=True):
+        columns, literals = [], []
+        for number, (kind, argument) in enumerate(zip(function.arguments, arguments, strict=True), 1):
+            if kind == "positive_integer":
+                if not re.fullmatch(r"[0-9]+", argument) or int(argument) < 1:
+                    raise fail(
+                        f"a call of {function.name}() with a positive integer (1-based) as "
+                        f"argument {number}",
+                        argument,
+                        f" in {shown}{where}",
+                    )
+                literals.append(int(argument))
+                continue
             if argument == "*":
                 if kind != "column_or_star":
                     raise fail(
@@ -493,8 +837,18 @@ def parse_aggregates(
                     f" (dtype {dtypes[argument]}) in {shown}{where}",
                 )
             columns.append(argument)
+        if context is not None:
+            missing = [c for c in function.context if c not in context]
+            if missing:
+                needs = ", ".join(_CONTEXT_WORDS.get(c, c) for c in missing)
+                raise fail(
+                    f"an aggregate that {function_name}() can compute ({function.name}() needs "
+                    f"{needs}, which this window kind does not have)",
+                    shown,
+                    where,
+                )
         dtype = (
             function.result_dtype([dtypes[c] for c in columns]) if dtypes is not None else None
         )
-        parsed.append(Aggregate(output, function, tuple(columns), dtype))
+        parsed.append(Aggregate(output, function, tuple(columns), dtype, tuple(literals)))
     return parsed

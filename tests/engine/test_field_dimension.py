@@ -469,9 +469,10 @@ F = "field_dimension_aggregate()"
             id="drain not boolean",
         ),
         pytest.param(
-            dict(aggregates={"m": "median(volume)"}),
-            f"{F}: `aggregates` must be a known aggregate function (avg, count, first, "
-            "last, max, min, sum); got 'median(volume)' for output 'm'.",
+            dict(aggregates={"m": "mode(volume)"}),
+            f"{F}: `aggregates` must be a known aggregate function (avg, completeness, corr, "
+            "count, cov, distinctnest, first, last, max, median, min, nest, nth, rate, stddev, "
+            "sum, var); got 'mode(volume)' for output 'm'.",
             id="unknown aggregate",
         ),
         pytest.param(

@@ -214,9 +214,10 @@ def test_parse_keeps_the_given_order():
     "aggregates, message",
     [
         pytest.param(
-            {"m": "median(x)"},
-            "f(): `aggregates` must be a known aggregate function (avg, count, first, last, "
-            "max, min, sum); got 'median(x)' for output 'm'.",
+            {"m": "mode(x)"},
+            "f(): `aggregates` must be a known aggregate function (avg, completeness, corr, "
+            "count, cov, distinctnest, first, last, max, median, min, nest, nth, rate, stddev, "
+            "sum, var); got 'mode(x)' for output 'm'.",
             id="unknown function",
         ),
         pytest.param(
@@ -267,7 +268,7 @@ def test_parse_errors(aggregates, message):
 
 def test_parse_error_names_the_model():
     with pytest.raises(InvalidParameterError, match=r"^model 'trades_30s': f\(\): "):
-        parse_aggregates({"m": "median(x)"}, ["x"], "f", model="trades_30s")
+        parse_aggregates({"m": "mode(x)"}, ["x"], "f", model="trades_30s")
 
 
 def test_a_new_function_is_one_registration():

@@ -1,0 +1,372 @@
+"""Odysseus AGGREGATE under interval (validity) semantics, replayed in batch.
+
+The contract is SEMANTICS.md section 5, "Interval semantics". Every event is valid
+over ``[start, end)``; events arrive ordered by start within their group. Odysseus keeps,
+per group, one partial aggregate per *piece*: the elementary intervals between
+consecutive distinct boundaries (every start and end of the group's events) over which
+at least one event is valid. The output is one row per piece with the aggregate over the
+events valid there (the document's count example: ``[t1,t2)`` 1, ``[t2,t3)`` 3,
+``[t3,t4)`` 1). Neighbouring pieces with equal values are not merged.
+
+When a row is emitted
+---------------------
+* A piece ``[a, b)`` of group g is final once an event of g with ``start >= b``
+  arrives: no later event of g can overlap it any more. That event emits it
+  (``emit_kind`` 'close', ``emitted_at`` its start). **Per group**: the input is only
+  ordered by start within a group (SEMANTICS.md), so only an event of the same group
+  proves that g's time has moved on, and Odysseus keeps "an own state for each group".
+* At end of input the pieces still open are emitted with ``emit_kind`` 'drain' and a
+  NULL ``emitted_at`` when ``drain`` (default True, Odysseus' drainAtDone); with
+  ``drain=False`` they are not emitted.
+* ``dump_at_value_count = k``: elements are counted over the whole input in arrival
+  order; at every k-th element (start s) every group's open pieces are cut at s and the
+  parts before s are emitted (``emit_kind`` 'dump', ``emitted_at`` s), the rest stays
+  open. The cut makes s a boundary of every group whose events cover it. Cutting every
+  group at s is only sound when no group can later receive an event starting before
+  s, so with ``dump_at_value_count`` the whole input must be ordered by start (else
+  OutOfOrder), as Odysseus requires ordered input. A piece the dumping element's own
+  group closes on that element is a 'close'.
+* ``latency_optimized=True``: one row per input element instead, in arrival order,
+  with only a start timestamp (``window_start`` = the element's start, ``window_end``
+  NULL, ``emit_kind`` 'element'): the aggregate over the events of its group that have
+  arrived so far (the element included) and are still valid at its start. Elements
+  with equal starts each get their own row. ``drain`` has no effect (nothing is held
+  back) and ``dump_at_value_count`` is rejected.
+
+How it is computed
+------------------
+Times are mapped to ranks (all starts and ends), so every group's boundaries are one
+sorted array of ``group * R + rank`` keys; the coverage of each elementary interval is
+a difference of two ``searchsorted`` counts, so empty intervals are dropped without a
+sweep. An event covers a contiguous run of its group's pieces; listing the (piece,
+event) memberships and sorting them stably by piece lays every piece's events out
+contiguously in arrival order, and the aggregates are the range kernels of
+:mod:`streamwindows.range_aggregates` over those ranges (MIN, MAX, MEDIAN, NEST, NTH...
+all exact, nothing is ever subtracted). The work is O(memberships), the size of the
+answer's contents, done in bounded chunks. Emission times are ``searchsorted`` over the
+group's start keys (and the dump points).
+
+Other decisions
+---------------
+* ``end`` must be after ``start`` (InvalidIntervalError); NULL or infinite times raise
+  NullFieldError. Arrival order is the ``arrival`` column (stable) when given, else the
+  start order with the frame's row order as tie-break.
+* Output order (``emit_seq``): by the emitting element's arrival position; on one
+  element by piece start, then the group's first arrival; drains last, by piece start
+  then the group's first arrival.
+* RATE divides by the piece's duration (seconds for timestamps, the time unit
+  otherwise); in latency-optimized rows there is no duration and RATE is NULL.
+* Timestamps come back as ``datetime64[ns]`` (time zone kept).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from streamwindows.errors import InvalidParameterError
+from streamwindows.event_input import (
+    check_columns,
+    from_coordinates,
+    prepare_events,
+    take_column,
+    time_kind,
+    validate_outputs,
+)
+from streamwindows.range_aggregates import Aggregate, parse_aggregates
+
+__all__ = ["INTERVAL_COLUMNS", "interval_aggregate"]
+
+FUNCTION = "interval_aggregate"
+INTERVAL_COLUMNS = ("window_start", "window_end", "emit_kind", "emitted_at", "emit_seq", "event_count")
+_MEMBERSHIP_LIMIT = 1 << 22
+
+
+def interval_aggregate(
+    frame: pd.DataFrame,
+    *,
+    start: str,
+    end: str,
+    aggregates: Mapping[str, Any],
+    group_by: Sequence[str] | str | None = None,
+    arrival: str | None = None,
+    drain: bool = True,
+    latency_optimized: bool = False,
+    dump_at_value_count: int | None = None,
+    model: str | None = None,
+) -> pd.DataFrame:
+    """What Odysseus' AGGREGATE emits on ``frame`` under interval semantics.
+
+    Parameters
+    ----------
+    frame: the events, one row each, valid over ``[start, end)``.
+    start, end: the validity columns (integer, float or timestamp; the same kind).
+    aggregates: ``{output_name: "count(*)" | "max(price)" | ("nth", "x", 2) ...}``
+        (any function of :mod:`streamwindows.range_aggregates`).
+    group_by: columns; each group keeps its own pieces.
+    arrival: an arrival-order column (e.g. the seed's ``seq``); default: start order.
+    drain: emit the pieces still open at end of input (default True, drainAtDone).
+    latency_optimized: one row per input element with only a start timestamp.
+    dump_at_value_count: k >= 1: cut and emit every group's open pieces at every k-th
+        element (requires the whole input ordered by start).
+    model: the model's name, for error messages.
+
+    Returns the group columns, ``window_start`` and ``window_end`` (the piece; NULL end in
+    latency-optimized rows), ``emit_kind`` ('close' | 'dump' | 'drain' | 'element'),
+    ``emitted_at`` (start of the emitting element; NULL for drains), ``emit_seq``
+    (0-based output order), ``event_count`` (events valid over the piece) and the
+    aggregates, sorted by ``emit_seq``. See the module docstring for the decisions.
+    Raises :class:`InvalidParameterError` (before reading any data),
+    :class:`NullFieldError`, :class:`OutOfOrderError`, :class:`InvalidIntervalError`.
+    """
+    group_by, kind, parsed = _validate(
+        frame, start=start, end=end, aggregates=aggregates, group_by=group_by, arrival=arrival,
+        drain=drain, latency_optimized=latency_optimized, dump_at_value_count=dump_at_value_count,
+        model=model,
+    )
+    inputs = list(dict.fromkeys(c for a in parsed for c in a.columns))
+    needed = list(dict.fromkeys([start, end, *group_by, *inputs, *([arrival] if arrival else [])]))
+    layout = prepare_events(
+        frame[needed], start=start, end=end, group_by=group_by, arrival=arrival, kind=kind,
+        model=model, global_order=dump_at_value_count is not None,
+    )
+    time_dtype = frame[start].dtype
+    layout_inputs = {c: take_column(layout.arrival_frame[c], layout.rows) for c in inputs}
+
+    # Rank space: keys group * R + rank order (group, time) and compare exactly.
+    uniq = np.unique(np.concatenate([layout.start, layout.end]))
+    span = np.int64(len(uniq) + 1)
+    offset = layout.gid.astype(np.int64) * span
+    start_key = offset + np.searchsorted(uniq, layout.start)
+    end_key = offset + np.searchsorted(uniq, layout.end)
+    group_first = layout.rows[layout.group_starts[:-1]]
+
+    if latency_optimized:
+        return _latency_optimized(
+            layout, parsed, layout_inputs, start_key, end_key, group_by, kind, time_dtype
+        )
+
+    # Boundaries: every start and end of the group, and the dump cuts inside its coverage.
+    n = len(layout.start)
+    dump_positions = np.zeros(0, dtype=np.intp)
+    if dump_at_value_count is not None:
+        dump_positions = np.arange(dump_at_value_count - 1, n, dump_at_value_count, dtype=np.intp)
+    dump_ranks = np.searchsorted(uniq, layout.start_arrival[dump_positions])
+    cut_keys = _dump_cuts(start_key, end_key, span, dump_ranks)
+    keys = np.unique(np.concatenate([start_key, end_key, cut_keys]))
+    starts_sorted = start_key  # non-decreasing: groups in order, starts ordered within each
+    ends_sorted = np.sort(end_key)
+    lo_key, hi_key = keys[:-1], keys[1:]
+    same_group = lo_key // span == hi_key // span
+    cover = (np.searchsorted(starts_sorted, lo_key, side="right")
+             - np.searchsorted(ends_sorted, lo_key, side="right"))
+    pieces = np.flatnonzero(same_group & (cover > 0))
+    lo_key, hi_key, counts = lo_key[pieces], hi_key[pieces], cover[pieces].astype(np.int64)
+    piece_gid = (lo_key // span).astype(np.intp)
+    piece_lo = uniq[lo_key - piece_gid * span]
+    piece_hi = uniq[hi_key - piece_gid * span]
+
+    # Emission: the group's first element starting at or after the piece's end, or the
+    # first dump element at or after it, whichever arrives first.
+    after = np.searchsorted(start_key, hi_key, side="left")
+    group_end = layout.group_starts[1:][piece_gid]
+    inf = np.iinfo(np.int64).max
+    closing = np.where(after < group_end, layout.rows[np.minimum(after, max(n - 1, 0))], inf)
+    dump_index = np.searchsorted(dump_ranks, hi_key - piece_gid * span, side="left")
+    dumping = np.where(
+        dump_index < len(dump_positions),
+        dump_positions[np.minimum(dump_index, max(len(dump_positions) - 1, 0))] if len(dump_positions) else inf,
+        inf,
+    )
+    position = np.minimum(closing, dumping)
+    emitted = position < inf
+    keep = np.flatnonzero(emitted | bool(drain))
+    kinds = np.where(~emitted, "drain", np.where(closing <= dumping, "close", "dump"))
+
+    order = keep[np.lexsort((group_first[piece_gid[keep]], lo_key[keep] - piece_gid[keep] * span, position[keep]))]
+    at = np.where(emitted[order], position[order], 0)
+    data: dict[str, Any] = {c: layout.group_values[c][piece_gid[order]] for c in group_by}
+    data["window_start"] = from_coordinates(piece_lo[order], kind, time_dtype)
+    data["window_end"] = from_coordinates(piece_hi[order], kind, time_dtype)
+    data["emit_kind"] = kinds[order].astype(object)
+    data["emitted_at"] = from_coordinates(
+        layout.start_arrival[at] if n else np.zeros(0, layout.start.dtype), kind, time_dtype, emitted[order]
+    )
+    data["emit_seq"] = np.arange(len(order), dtype=np.int64)
+    data["event_count"] = counts[order]
+    if parsed:
+        # Memberships: event e covers pieces [first, last) of its group's pieces.
+        first = np.searchsorted(lo_key, start_key, side="left")
+        last = np.searchsorted(lo_key, end_key, side="left")
+        durations = _durations(piece_lo, piece_hi, kind)
+        results = _aggregate_memberships(parsed, layout_inputs, first, last, counts, durations)
+        for aggregate in parsed:
+            data[aggregate.name] = pd.Series(results[aggregate.name]).array.take(order)
+    columns = [*group_by, *INTERVAL_COLUMNS, *(a.name for a in parsed)]
+    return pd.DataFrame(data, columns=columns)
+
+
+def _validate(
+    frame: Any, *, start: Any, end: Any, aggregates: Any, group_by: Any, arrival: Any, drain: Any,
+    latency_optimized: Any, dump_at_value_count: Any, model: Any,
+) -> tuple[tuple[str, ...], str, list[Aggregate]]:
+    group_by = check_columns(
+        frame, function=FUNCTION, model=model, group_by=group_by, arrival=arrival, reserved=INTERVAL_COLUMNS
+    )
+
+    def fail(parameter: str, rule: str, value: Any, note: str = "") -> InvalidParameterError:
+        return InvalidParameterError(FUNCTION, parameter, rule, value, note=note, model=model)
+
+    available = f"(available: {', '.join(map(str, frame.columns))})"
+    if not isinstance(start, str) or start not in frame.columns:
+        raise fail("start", f"a column of the input {available}", start)
+    kind = time_kind(frame[start].dtype)
+    if kind is None:
+        raise fail("start", "an integer, float or timestamp column", start, f" (dtype {frame[start].dtype})")
+    if not isinstance(end, str) or end not in frame.columns:
+        raise fail("end", f"a column of the input {available}", end)
+    if end == start or time_kind(frame[end].dtype) != kind:
+        raise fail("end", f"a column other than `start` of the same kind ({kind})", end,
+                   f" (dtype {frame[end].dtype})")
+    for name, value in (("drain", drain), ("latency_optimized", latency_optimized)):
+        if not isinstance(value, (bool, np.bool_)):
+            raise fail(name, "True or False", value)
+    if dump_at_value_count is not None:
+        if (
+            isinstance(dump_at_value_count, (bool, np.bool_))
+            or not isinstance(dump_at_value_count, (int, np.integer))
+            or dump_at_value_count < 1
+        ):
+            raise fail("dump_at_value_count", "an integer >= 1 or None", dump_at_value_count)
+        if latency_optimized:
+            raise fail(
+                "dump_at_value_count", "None when latency_optimized=True (every element emits already)",
+                dump_at_value_count,
+            )
+    parsed = parse_aggregates(aggregates, dict(frame.dtypes), FUNCTION, model=model, context=("durations",))
+    validate_outputs(
+        None, [a.name for a in parsed], function=FUNCTION, model=model, group_by=group_by,
+        reserved=INTERVAL_COLUMNS,
+    )
+    return group_by, kind, parsed
+
+
+def _dump_cuts(start_key: np.ndarray, end_key: np.ndarray, span: np.int64, dump_ranks: np.ndarray) -> np.ndarray:
+    """Keys of the dump points that fall strictly inside a group's covered time."""
+    if not len(dump_ranks) or not len(start_key):
+        return np.zeros(0, dtype=np.int64)
+    # Merged coverage intervals per group (keys of later groups are larger, so the running
+    # maximum never carries over from one group to the next).
+    reach = np.maximum.accumulate(end_key)
+    begins = np.ones(len(start_key), dtype=bool)
+    begins[1:] = start_key[1:] > reach[:-1]
+    first = np.flatnonzero(begins)
+    cover_lo = start_key[first]
+    cover_hi = reach[np.append(first[1:], len(start_key)) - 1]
+    group = cover_lo // span
+    dumps = np.unique(dump_ranks)
+    a = np.searchsorted(dumps, cover_lo - group * span, side="right")
+    b = np.searchsorted(dumps, cover_hi - group * span, side="left")
+    lengths = np.maximum(b - a, 0)
+    total = int(lengths.sum())
+    if not total:
+        return np.zeros(0, dtype=np.int64)
+    offsets = np.cumsum(lengths) - lengths
+    picks = np.arange(total) - np.repeat(offsets - a, lengths)
+    return np.repeat(group * span, lengths) + dumps[picks]
+
+
+def _durations(lo: np.ndarray, hi: np.ndarray, kind: str) -> np.ndarray:
+    durations = (hi - lo).astype(np.float64)
+    return durations / 1e9 if kind == "timestamp" else durations
+
+
+def _aggregate_memberships(
+    parsed: list[Aggregate],
+    inputs: Mapping[str, Any],
+    first: np.ndarray,
+    last: np.ndarray,
+    counts: np.ndarray,
+    durations: np.ndarray,
+) -> dict[str, Any]:
+    """Aggregates of output rows whose events are given as memberships.
+
+    Event e (in layout order, i.e. arrival order within each group) belongs to output
+    rows ``[first[e], last[e])``; ``first`` is non-decreasing. ``counts`` is the number
+    of events of each output row. The memberships are laid out row after row, events in
+    arrival order within a row, and the range kernels run over them, in chunks of at most
+    ``_MEMBERSHIP_LIMIT`` memberships.
+    """
+    n_out = len(counts)
+    ends = np.cumsum(counts)
+    parts: dict[str, list[Any]] = {a.name: [] for a in parsed}
+    row = 0
+    while row < n_out or (n_out == 0 and row == 0):
+        if n_out == 0:
+            stop = 0
+        else:
+            base = ends[row - 1] if row else 0
+            stop = max(row + 1, int(np.searchsorted(ends, base + _MEMBERSHIP_LIMIT, side="right")))
+        candidates = np.arange(int(np.searchsorted(first, stop, side="left")))
+        candidates = candidates[last[candidates] > row]
+        a = np.maximum(first[candidates], row)
+        b = np.minimum(last[candidates], stop)
+        lengths = b - a
+        offsets = np.cumsum(lengths) - lengths
+        total = int(lengths.sum())
+        owner = np.arange(total, dtype=np.intp) - np.repeat(offsets - a, lengths)
+        member = np.repeat(candidates, lengths)
+        by_row = np.argsort(owner, kind="stable")
+        owner, member = owner[by_row], member[by_row]
+        rows = np.arange(row, stop)
+        lo = np.searchsorted(owner, rows, side="left")
+        hi = np.searchsorted(owner, rows, side="right")
+        gathered = {c: pd.api.extensions.take(column, member) for c, column in inputs.items()}
+        for aggregate in parsed:
+            parts[aggregate.name].append(
+                aggregate.compute(gathered, lo, hi, durations=durations[row:stop])
+            )
+        if n_out == 0:
+            break
+        row = stop
+    return {
+        name: chunks[0] if len(chunks) == 1 else pd.concat([pd.Series(c) for c in chunks], ignore_index=True).array
+        for name, chunks in parts.items()
+    }
+
+
+def _latency_optimized(
+    layout: Any,
+    parsed: list[Aggregate],
+    layout_inputs: Mapping[str, Any],
+    start_key: np.ndarray,
+    end_key: np.ndarray,
+    group_by: tuple[str, ...],
+    kind: str,
+    time_dtype: Any,
+) -> pd.DataFrame:
+    """One row per element: its group's arrived events still valid at its start."""
+    n = len(start_key)
+    # Event j (layout index) is in the rows of the elements j .. (first element of the
+    # group starting at or after its end) - 1; the keys keep it inside its group.
+    first = np.arange(n, dtype=np.intp)
+    last = np.searchsorted(start_key, end_key, side="left")
+    delta = np.bincount(first, minlength=n + 1) - np.bincount(last, minlength=n + 1)
+    counts = np.cumsum(delta[:-1]).astype(np.int64)
+    order = np.argsort(layout.rows, kind="stable")  # layout rows by arrival position
+    data: dict[str, Any] = {c: layout.group_values[c][layout.gid[order]] for c in group_by}
+    data["window_start"] = from_coordinates(layout.start[order], kind, time_dtype)
+    data["window_end"] = from_coordinates(np.zeros(n, layout.start.dtype), kind, time_dtype, np.zeros(n, bool))
+    data["emit_kind"] = np.full(n, "element", dtype=object)
+    data["emitted_at"] = from_coordinates(layout.start[order], kind, time_dtype)
+    data["emit_seq"] = np.arange(n, dtype=np.int64)
+    data["event_count"] = counts[order]
+    if parsed:
+        results = _aggregate_memberships(parsed, layout_inputs, first, last, counts, np.full(n, np.nan))
+        for aggregate in parsed:
+            data[aggregate.name] = pd.Series(results[aggregate.name]).array.take(order)
+    columns = [*group_by, *INTERVAL_COLUMNS, *(a.name for a in parsed)]
+    return pd.DataFrame(data, columns=columns)
