@@ -8,12 +8,13 @@ import sys
 from pathlib import Path
 
 from bench import (
+    fenl_windows,
     harness,  # noqa: F401  (sets the environment before Spark starts)
     sqlstream_ranges,
     streambase_field_dimension,
 )
 
-BENCHMARKS = {"sqlstream": sqlstream_ranges, "streambase": streambase_field_dimension}
+BENCHMARKS = {"sqlstream": sqlstream_ranges, "streambase": streambase_field_dimension, "fenl": fenl_windows}
 
 
 def main(names: list[str]) -> int:

@@ -43,9 +43,20 @@ def seattle_daily_weather() -> pd.DataFrame:
     return out
 
 
+def monthly_stock_prices() -> pd.DataFrame:
+    """Monthly closing prices of five tickers, 2000-01 to 2010-03 (GOOG from 2004-08),
+    in time order with the ticker as the tie-break."""
+    prices = data.stocks().rename(columns={"symbol": "ticker", "date": "priced_on"})
+    prices = prices.sort_values(["priced_on", "ticker"], kind="stable", ignore_index=True)
+    prices.insert(0, "seq", range(1, len(prices) + 1))
+    prices["priced_on"] = prices["priced_on"].dt.strftime("%Y-%m-%d")
+    return prices[["seq", "ticker", "priced_on", "price"]]
+
+
 def main() -> None:
     for name, frame in {"hourly_temperatures": hourly_temperatures(),
-                        "seattle_daily_weather": seattle_daily_weather()}.items():
+                        "seattle_daily_weather": seattle_daily_weather(),
+                        "monthly_stock_prices": monthly_stock_prices()}.items():
         frame.to_csv(SEEDS / f"{name}.csv", index=False)
         print(f"{name}.csv: {len(frame)} rows")
 

@@ -177,3 +177,45 @@ def test_real_data_rows_window_spans_the_missing_hour(spark):
         (3, dt.datetime(2010, 1, 1, 0)), (6, dt.datetime(2010, 3, 14, 0)),  # San Francisco
         (3, dt.datetime(2010, 1, 1, 0)), (6, dt.datetime(2010, 3, 14, 0)),  # Seattle
     ]
+
+
+def test_fenl_tables_are_the_documents(spark):
+    def column(model, name, order="seq"):
+        return [r[name] for r in rows(spark, f"select {name} from {SCHEMA}.{model} order by {order}")]
+
+    assert column("purchase_amount_sum_cumulative", "amount_sum") == [5, 7, 20, 24]
+    assert column("purchase_amount_sum_last_2_valid", "amount_sum_last_2_valid") == [None, 7, 15, 17]
+    yearly = rows(spark, f"select period_end, amount_sum_yearly from {SCHEMA}.purchase_amount_sum_yearly "
+                         "order by period_end")
+    assert [(r["period_end"].date().isoformat(), r["amount_sum_yearly"]) for r in yearly] == [
+        ("2013-01-01", 7), ("2014-01-01", 0), ("2015-01-01", 0), ("2016-01-01", 0), ("2017-01-01", 0),
+        ("2018-01-01", 0), ("2019-01-01", 13), ("2020-01-01", 4),
+    ]
+    assert column("purchase_amount_sum_then_mean", "amount_sum_mean") == pytest.approx([5, 6, 32 / 3, 14])
+
+
+def test_real_data_fenl_windows(spark):
+    yearly = rows(spark, f"""
+        select ticker, count(*) as years, min(period_end) as first_end, max(period_end) as last_end,
+               sum(prices_yearly) as prices, count(mean_price_yearly) as years_with_prices
+        from {SCHEMA}.stock_price_yearly group by ticker order by ticker""")
+    assert [(r["ticker"], r["years"], r["prices"], r["years_with_prices"]) for r in yearly] == [
+        ("AAPL", 11, 123, 11), ("AMZN", 11, 123, 11), ("GOOG", 11, 68, 7), ("IBM", 11, 123, 11), ("MSFT", 11, 123, 11),
+    ]
+    assert {(r["first_end"], r["last_end"]) for r in yearly} == {(dt.datetime(2001, 1, 1), dt.datetime(2011, 1, 1))}
+    ibm_2000 = rows(spark, f"select * from {SCHEMA}.stock_price_yearly where ticker = 'IBM' order by period_end")[0]
+    assert (ibm_2000["prices_yearly"], ibm_2000["closing_price_yearly"]) == (12, 76.47)  # the December 2000 close
+
+    ibm = rows(spark, f"select price, mean_price_last_3_rises from {SCHEMA}.stock_price_mean_last_3_rises "
+                      "where ticker = 'IBM' order by seq limit 8")
+    # IBM rises in 2000-03, -06, -07, -08: NULL until the third rise, then the last three.
+    assert [r["mean_price_last_3_rises"] for r in ibm[:6]] == [None] * 6
+    assert ibm[6]["mean_price_last_3_rises"] == pytest.approx((106.11 + 98.33 + 100.74) / 3)
+    assert ibm[7]["mean_price_last_3_rises"] == pytest.approx((98.33 + 100.74 + 118.62) / 3)
+
+    highs = rows(spark, f"""
+        select ticker, max(max_price_so_far) as high, max(price) as top, count(*) as n,
+               sum(case when max_price_so_far < price then 1 else 0 end) as below_price
+        from {SCHEMA}.stock_price_max_cumulative group by ticker order by ticker""")
+    for r in highs:
+        assert r["high"] == r["top"] and r["below_price"] == 0

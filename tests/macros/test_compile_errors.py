@@ -12,6 +12,11 @@ RANGE_OK = dict(
     relation=WEATHER, time_column="'rowtime'", range="\"INTERVAL '1' DAY\"",
     aggregates="{'t': 'min(temp)'}", arrival_order="'seq'",
 )
+PURCHASES = "ref('stg_fenl__purchases')"
+FENL_OK = dict(
+    relation=PURCHASES, entity="'entity'", time_column="'purchased_at'", arrival_order="'seq'",
+    aggregates="{'s': 'sum(amount)'}",
+)
 ROWS_OK = dict(relation=WEATHER, rows="3", aggregates="{'t': 'min(temp)'}", arrival_order="'seq'")
 
 
@@ -136,6 +141,76 @@ CASES = [
         call("rows_window_aggregate", ROWS_OK, aggregates="{'t': 'mode(temp)'}"),
         "rows_window_aggregate(): `aggregates['t']` must be a known function",
         id="rows with an unknown aggregate",
+    ),
+    pytest.param(
+        call("fenl_aggregate", FENL_OK, window="fenl_sliding(0, 'is_valid')"),
+        "fenl_sliding(): `n` must be a whole number of rows >= 1; got '0'.",
+        id="fenl sliding over zero rows",
+    ),
+    pytest.param(
+        call("fenl_aggregate", FENL_OK, window="fenl_sliding(2.5, 'is_valid')"),
+        "fenl_sliding(): `n` must be a whole number of rows >= 1; got '2.5'.",
+        id="fenl sliding over a fraction of rows",
+    ),
+    pytest.param(
+        call("fenl_aggregate", FENL_OK, window="fenl_since(period='weekly')"),
+        "fenl_since(): `period` must be one of hourly, daily, monthly, yearly; got 'weekly'.",
+        id="fenl unknown cron period",
+    ),
+    pytest.param(
+        call("fenl_aggregate", FENL_OK, window="fenl_since('is_valid', period='daily')"),
+        "fenl_since(): `predicate` must be given alone, or replaced by `period`",
+        id="fenl since with both a predicate and a period",
+    ),
+    pytest.param(
+        call("fenl_aggregate", FENL_OK, window="'tumbling'"),
+        "fenl_aggregate(): `window` must be 'cumulative' (default), fenl_sliding(n, predicate), "
+        "fenl_since(predicate) or fenl_since(period=...); got 'tumbling'.",
+        id="fenl unknown window",
+    ),
+    pytest.param(
+        call("fenl_aggregate", FENL_OK, aggregates="{'s': 'mode(amount)'}"),
+        "fenl_aggregate(): `aggregates['s']` must be a known function: one of avg, count, first, last, max, "
+        "min, sum; got 'mode(amount)'.",
+        id="fenl unknown aggregate",
+    ),
+    pytest.param(
+        call("fenl_aggregate", FENL_OK, aggregates="{'s': 'sum(amount) | spread()'}"),
+        "fenl_aggregate(): `aggregates['s']` must be a pipeline 'function(column) | function() ...' whose later "
+        "stages are function() with function one of mean, avg, count, first, last, max, min, sum; "
+        "got 'sum(amount) | spread()'.",
+        id="fenl unknown repeated aggregate",
+    ),
+    pytest.param(
+        call("fenl_aggregate", FENL_OK, aggregates="{'s': 'sum(amount) | mean(amount)'}"),
+        "fenl_aggregate(): `aggregates['s']` must be a pipeline",
+        id="fenl repeated aggregate with its own column",
+    ),
+    pytest.param(
+        call("fenl_aggregate", FENL_OK, aggregates="{'s': 'sum(price)'}"),
+        "fenl_aggregate(): `aggregates['s']` must be a column of",
+        id="fenl aggregate over a missing column",
+    ),
+    pytest.param(
+        call("fenl_aggregate", FENL_OK, arrival_order="none"),
+        "fenl_aggregate(): `arrival_order` must be a column giving arrival order (such as seq)",
+        id="fenl per-row window without an order column",
+    ),
+    pytest.param(
+        call("fenl_aggregate", FENL_OK, window="fenl_since(period='daily')", time_zone="'Mars/Olympus'"),
+        "fenl_aggregate(): `time_zone` must be an IANA time zone name such as 'UTC' or 'Europe/Berlin'; "
+        "got 'Mars/Olympus'.",
+        id="fenl unknown time zone",
+    ),
+    pytest.param(
+        call("fenl_aggregate", FENL_OK, time_zone="'Europe/Berlin'"),
+        "fenl_aggregate(): `time_zone` must be 'UTC' unless the window is a cron window",
+        id="fenl time zone without a cron window",
+    ),
+    pytest.param(
+        call("fenl_aggregate", FENL_OK, window="fenl_since(period='yearly')", columns="['seq']"),
+        "fenl_aggregate(): `columns` must be none with a cron window",
+        id="fenl pass-through columns with a cron window",
     ),
 ]
 

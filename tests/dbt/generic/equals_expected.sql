@@ -6,6 +6,9 @@
 {% test equals_expected(model, expected, key, tolerance=0.000001) %}
 {%- set keys = [key] if key is string else key -%}
 {%- set columns = adapter.get_columns_in_relation(expected) | map(attribute='name') | list -%}
+{%- if execute and not columns -%}
+  {{ exceptions.raise_compiler_error("equals_expected: the expected relation " ~ expected ~ " does not exist or has no columns; build its seed first (dbt build selects it with the model's tests).") }}
+{%- endif -%}
 {%- set values = [] -%}
 {%- for column in columns if column not in keys -%}{%- do values.append(column) -%}{%- endfor -%}
 {%- set join_on = [] -%}

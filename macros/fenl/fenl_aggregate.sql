@@ -1,0 +1,336 @@
+{% macro fenl_aggregate(relation, entity, time_column, aggregates, arrival_order=none, window=none, columns=none, time_zone='UTC') %}
+  {{ return(adapter.dispatch('fenl_aggregate', 'stream_windows')(relation, entity, time_column, aggregates, arrival_order, window, columns, time_zone)) }}
+{% endmacro %}
+
+{#- Kaskada Fenl's aggregations over an event relation, per entity in time then
+    arrival order, as one Spark SQL SELECT (SEMANTICS.md section 4).
+
+    `window` (default cumulative) decides what is aggregated and when:
+      cumulative         one row per input, the entity's rows so far;
+      fenl_sliding(n, p) one row per input, the n most recent rows where p holds;
+      fenl_since(p)      one row per input, the rows since the last row where p held;
+      fenl_since(period=...) one row per entity and period (cron window).
+    Every aggregate is a pipeline 'f(column) | g() | ...': the first function runs
+    over the window, each later one over the output sequence of the one before
+    (Fenl's repeated aggregation), cumulatively. -#}
+{% macro default__fenl_aggregate(relation, entity, time_column, aggregates, arrival_order, window, columns, time_zone) %}
+  {%- set macro_name = 'fenl_aggregate' -%}
+  {%- if relation is none -%}{{ _sw_fail(macro_name, 'relation', 'a relation (ref, source or CTE name)', relation) }}{%- endif -%}
+  {%- set entities = _sw_as_list(macro_name, 'entity', entity) -%}
+  {%- if not entities -%}{{ _sw_fail(macro_name, 'entity', 'a column name or a list of column names', entity) }}{%- endif -%}
+  {%- if time_column is not string or not time_column -%}{{ _sw_fail(macro_name, 'time_column', 'a column name', time_column) }}{%- endif -%}
+  {%- set spec = _sw_fenl_window(macro_name, window) -%}
+  {%- set pipelines = _sw_fenl_parse_pipelines(macro_name, aggregates) -%}
+  {%- set passthrough = _sw_as_list(macro_name, 'columns', columns) -%}
+  {%- if arrival_order is not none and (arrival_order is not string or not arrival_order) -%}
+    {{ _sw_fail(macro_name, 'arrival_order', 'a column name', arrival_order) }}
+  {%- endif -%}
+  {%- if arrival_order is none and spec.fenl_window != 'cron' -%}
+    {{ _sw_fail(macro_name, 'arrival_order', "a column giving arrival order (such as seq), which orders rows of equal time", arrival_order) }}
+  {%- endif -%}
+  {%- for p in pipelines if p.stages[0].function in ('first', 'last') and arrival_order is none -%}
+    {{ _sw_fail(macro_name, 'arrival_order', "a column giving arrival order for " ~ p.stages[0].function ~ "()", arrival_order) }}
+  {%- endfor -%}
+  {%- if spec.fenl_window == 'cron' and passthrough -%}
+    {{ _sw_fail(macro_name, 'columns', "none with a cron window (its rows are entity periods, not input rows)", passthrough) }}
+  {%- endif -%}
+  {%- if time_zone is not string or time_zone not in modules.pytz.all_timezones -%}
+    {{ _sw_fail(macro_name, 'time_zone', "an IANA time zone name such as 'UTC' or 'Europe/Berlin'", time_zone) }}
+  {%- endif -%}
+  {%- if time_zone != 'UTC' and spec.fenl_window != 'cron' -%}
+    {{ _sw_fail(macro_name, 'time_zone', "'UTC' unless the window is a cron window (fenl_since(period=...)), the only one that reads clock boundaries", time_zone) }}
+  {%- endif -%}
+  {%- set wanted = [('time_column', time_column)] -%}
+  {%- for column in entities -%}{%- do wanted.append(('entity', column)) -%}{%- endfor -%}
+  {%- if arrival_order -%}{%- do wanted.append(('arrival_order', arrival_order)) -%}{%- endif -%}
+  {%- for p in pipelines if p.stages[0].column != '*' -%}{%- do wanted.append(("aggregates['" ~ p.name ~ "']", p.stages[0].column)) -%}{%- endfor -%}
+  {%- for column in passthrough -%}{%- do wanted.append(('columns', column)) -%}{%- endfor -%}
+  {{- _sw_check_columns_exist(macro_name, relation, wanted) -}}
+
+  {%- set checked = _sw_fenl_checked_input(macro_name, relation, entities, time_column, arrival_order) -%}
+  {%- if spec.fenl_window == 'cron' -%}
+    {{ return(_sw_fenl_cron(checked, entities, time_column, arrival_order, pipelines, spec.period, time_zone)) }}
+  {%- else -%}
+    {{ return(_sw_fenl_per_row(checked, entities, time_column, arrival_order, pipelines, spec, passthrough)) }}
+  {%- endif -%}
+{% endmacro %}
+
+{% macro _sw_fenl_window(macro_name, window) %}
+  {#- The window argument: none or 'cumulative', or what fenl_sliding / fenl_since return. -#}
+  {%- if window is none or (window is string and window | lower == 'cumulative') -%}
+    {{ return({'fenl_window': 'cumulative'}) }}
+  {%- elif window is mapping and window.fenl_window in ('sliding', 'since', 'cron') -%}
+    {{ return(window) }}
+  {%- else -%}
+    {{ _sw_fail(macro_name, 'window', "'cumulative' (default), fenl_sliding(n, predicate), fenl_since(predicate) or fenl_since(period=...)", window) }}
+  {%- endif -%}
+{% endmacro %}
+
+{% macro _sw_fenl_parse_pipelines(macro_name, aggregates) %}
+  {#- {output: 'f(column) | g() | ...'} -> [{'name', 'stages': [{'function', 'column'}, ...]}].
+      The first stage is checked by the shared vocabulary; Fenl's `mean` is avg. -#}
+  {%- set known = _sw_window_function_names() -%}
+  {%- if aggregates is not mapping or aggregates | length == 0 -%}
+    {{ _sw_fail(macro_name, 'aggregates', "a mapping of output column to 'function(column)', optionally followed by '| function()' stages, with function one of mean, " ~ (known | join(', ')), aggregates) }}
+  {%- endif -%}
+  {%- set pipelines = [] -%}
+  {%- for name, spec in aggregates.items() -%}
+    {%- set parts = spec.split('|') if spec is string else [spec] -%}
+    {%- set first = modules.re.sub('(?i)^\\s*mean\\s*[(]', 'avg(', parts[0]) if parts[0] is string else parts[0] -%}
+    {%- set stages = _sw_parse_aggregates(macro_name, {name: first}) -%}
+    {%- for part in parts[1:] -%}
+      {%- set match = modules.re.match('^\\s*([A-Za-z_]+)\\s*[(]\\s*[)]\\s*$', part) -%}
+      {%- set function = (match.group(1) | lower) if match else none -%}
+      {%- set function = 'avg' if function == 'mean' else function -%}
+      {%- if function not in known -%}
+        {{ _sw_fail(macro_name, "aggregates['" ~ name ~ "']", "a pipeline 'function(column) | function() ...' whose later stages are function() with function one of mean, " ~ (known | join(', ')), spec) }}
+      {%- endif -%}
+      {%- do stages.append({'name': name, 'function': function, 'column': none}) -%}
+    {%- endfor -%}
+    {%- do pipelines.append({'name': name, 'stages': stages}) -%}
+  {%- endfor -%}
+  {{ return(pipelines) }}
+{% endmacro %}
+
+{% macro _sw_fenl_checked_input(macro_name, relation, entities, time_column, arrival_order) %}
+  {#- The input with a NULL time failing the query, naming the model, the entity and
+      the arrival position, instead of the row silently falling out of every window. -#}
+  {%- set model_name = model.name if model is defined and model is not none and model.name is defined else 'unknown model' -%}
+  {%- set where = [] -%}
+  {%- for column in entities -%}{%- do where.append("concat('" ~ column ~ "=', coalesce(cast(" ~ column ~ " as string), 'NULL'))") -%}{%- endfor -%}
+  {%- set position = ("', arrival position ', coalesce(cast(" ~ arrival_order ~ " as string), 'NULL')") if arrival_order else "''" -%}
+  {%- set message = "concat('" ~ macro_name ~ "() in model " ~ model_name ~ ": `time_column` " ~ time_column ~ " is NULL at ', concat_ws(', ', " ~ where | join(', ') ~ "), " ~ position ~ ")" -%}
+  {{ return('(select * from ' ~ relation ~ ' where case when ' ~ time_column ~ ' is null then raise_error(' ~ message ~ ') else true end)') }}
+{% endmacro %}
+
+{% macro _sw_fenl_stage_expr(agg, value, over) %}
+  {#- A cumulative stage over an ordered window: FIRST is the first row's value and
+      LAST the current row's, both NULL-keeping as the vocabulary's arrival order asks. -#}
+  {%- if agg.function == 'first' -%}
+    {{ return('first_value(' ~ value ~ ') over ' ~ over) }}
+  {%- elif agg.function == 'last' -%}
+    {{ return(value) }}
+  {%- else -%}
+    {{ return(_sw_single_window_expr(agg, value, none, false) ~ ' over ' ~ over) }}
+  {%- endif -%}
+{% endmacro %}
+
+{% macro _sw_fenl_later_stages(pipelines, from_sql, order_by, entities, keep) %}
+  {#- Repeated aggregation: stage k aggregates stage k-1's output sequence per entity,
+      cumulatively, one nested SELECT per stage. Returns the SELECT of the last stage;
+      each pipeline's result is in column _sw_<name>_<last stage>. -#}
+  {%- set depth = pipelines | map(attribute='stages') | map('length') | max -%}
+  {%- set sql = namespace(text=from_sql) -%}
+  {%- set over = '(partition by ' ~ entities | join(', ') ~ ' order by ' ~ order_by ~ ' rows between unbounded preceding and current row)' -%}
+  {%- for k in range(2, depth + 1) -%}
+    {%- set exprs = [] -%}
+    {%- for p in pipelines if p.stages | length >= k -%}
+      {%- do exprs.append(_sw_fenl_stage_expr(p.stages[k - 1], '_sw_' ~ p.name ~ '_' ~ (k - 1), over) ~ ' as _sw_' ~ p.name ~ '_' ~ k) -%}
+    {%- endfor -%}
+    {%- set sql.text = 'select _sw_stage_' ~ (k - 1) ~ '.*, ' ~ exprs | join(', ') ~ ' from (' ~ sql.text ~ ') as _sw_stage_' ~ (k - 1) -%}
+  {%- endfor -%}
+  {{ return(sql.text) }}
+{% endmacro %}
+
+{% macro _sw_fenl_outputs(pipelines) %}
+  {%- set outputs = [] -%}
+  {%- for p in pipelines -%}{%- do outputs.append('_sw_' ~ p.name ~ '_' ~ (p.stages | length) ~ ' as ' ~ p.name) -%}{%- endfor -%}
+  {{ return(outputs) }}
+{% endmacro %}
+
+{% macro _sw_fenl_internal_columns(pipelines, extra) %}
+  {%- set internal = extra | list -%}
+  {%- for p in pipelines -%}
+    {%- for k in range(1, (p.stages | length) + 1) -%}{%- do internal.append('_sw_' ~ p.name ~ '_' ~ k) -%}{%- endfor -%}
+  {%- endfor -%}
+  {{ return(internal) }}
+{% endmacro %}
+
+{% macro _sw_fenl_per_row(source, entities, time_column, arrival_order, pipelines, spec, passthrough) %}
+  {#- One output row per input row. The first stage:
+      cumulative - ROWS UNBOUNDED PRECEDING per entity (Spark's running frame);
+      since(p)   - the same, per entity and window number, where a row's window number
+                   counts the rows with p true strictly before it (so the row with p
+                   true still closes the old window);
+      sliding    - RANGE n-1 PRECEDING over the running count of rows with p true:
+                   every row sees exactly the rows with p true whose count lies in
+                   (count - n, count], i.e. the n most recent; rows with p false only
+                   contribute NULL, and the result is NULL until n such rows exist. -#}
+  {%- set order_by = time_column ~ ', ' ~ arrival_order -%}
+  {%- set partition = 'partition by ' ~ entities | join(', ') -%}
+  {%- set running = partition ~ ' order by ' ~ order_by ~ ' rows between unbounded preceding and current row' -%}
+  {%- set kind = spec.fenl_window -%}
+  {%- set helpers = [] -%}
+  {%- set first = [] -%}
+  {%- if kind == 'cumulative' -%}
+    {%- set prepared = 'select * from ' ~ source ~ ' as _sw_input' -%}
+    {%- set over = '(' ~ running ~ ')' -%}
+    {%- for p in pipelines -%}
+      {%- set agg = p.stages[0] -%}
+      {%- do first.append(_sw_fenl_stage_expr(agg, '1' if agg.column == '*' else agg.column, over) ~ ' as _sw_' ~ p.name ~ '_1') -%}
+    {%- endfor -%}
+    {%- set staged = 'select _sw_prepared.*, ' ~ first | join(', ') ~ ' from (' ~ prepared ~ ') as _sw_prepared' -%}
+  {%- elif kind == 'since' -%}
+    {%- do helpers.extend(['_sw_is_closing', '_sw_since_window']) -%}
+    {%- set prepared = 'select *, coalesce(count(case when _sw_is_closing then 1 end) over (' ~ partition ~ ' order by ' ~ order_by
+        ~ ' rows between unbounded preceding and 1 preceding), 0) as _sw_since_window from (select *, coalesce(' ~ spec.predicate
+        ~ ', false) as _sw_is_closing from ' ~ source ~ ' as _sw_input) as _sw_flagged' -%}
+    {%- set over = '(' ~ partition ~ ', _sw_since_window order by ' ~ order_by ~ ' rows between unbounded preceding and current row)' -%}
+    {%- for p in pipelines -%}
+      {%- set agg = p.stages[0] -%}
+      {%- do first.append(_sw_fenl_stage_expr(agg, '1' if agg.column == '*' else agg.column, over) ~ ' as _sw_' ~ p.name ~ '_1') -%}
+    {%- endfor -%}
+    {%- set staged = 'select _sw_prepared.*, ' ~ first | join(', ') ~ ' from (' ~ prepared ~ ') as _sw_prepared' -%}
+  {%- else -%}
+    {%- do helpers.extend(['_sw_is_counted', '_sw_counted_rank', '_sw_counted_rows']) -%}
+    {%- set prepared = 'select *, count(case when _sw_is_counted then 1 end) over (' ~ running ~ ') as _sw_counted_rank from (select *, coalesce('
+        ~ spec.predicate ~ ', false) as _sw_is_counted from ' ~ source ~ ' as _sw_input) as _sw_flagged' -%}
+    {%- set over = '(' ~ partition ~ ' order by _sw_counted_rank range between ' ~ (spec.n - 1) ~ ' preceding and current row)' -%}
+    {%- set raw = ['count(case when _sw_is_counted then 1 end) over ' ~ over ~ ' as _sw_counted_rows'] -%}
+    {%- set order_key = 'case when _sw_is_counted then struct(' ~ order_by ~ ') end' -%}
+    {%- for p in pipelines -%}
+      {%- set agg = p.stages[0] -%}
+      {%- set x = 'case when _sw_is_counted then ' ~ ('1' if agg.column == '*' else agg.column) ~ ' end' -%}
+      {%- if agg.function == 'first' -%}
+        {%- set expr = 'min_by(' ~ agg.column ~ ', ' ~ order_key ~ ')' -%}
+      {%- elif agg.function == 'last' -%}
+        {%- set expr = 'max_by(' ~ agg.column ~ ', ' ~ order_key ~ ')' -%}
+      {%- else -%}
+        {%- set expr = _sw_single_window_expr(agg, x, none, false) -%}
+      {%- endif -%}
+      {%- do raw.append(expr ~ ' over ' ~ over ~ ' as _sw_' ~ p.name ~ '_raw') -%}
+      {%- do first.append('case when _sw_counted_rows >= ' ~ spec.n ~ ' then _sw_' ~ p.name ~ '_raw end as _sw_' ~ p.name ~ '_1') -%}
+      {%- do helpers.append('_sw_' ~ p.name ~ '_raw') -%}
+    {%- endfor -%}
+    {%- set staged = 'select _sw_windowed.*, ' ~ first | join(', ') ~ ' from (select _sw_prepared.*, ' ~ raw | join(', ')
+        ~ ' from (' ~ prepared ~ ') as _sw_prepared) as _sw_windowed' -%}
+  {%- endif -%}
+  {%- set internal = _sw_fenl_internal_columns(pipelines, helpers) -%}
+select
+    {{ (passthrough | join(', ')) if passthrough else '* except (' ~ internal | join(', ') ~ ')' }},
+    {{ _sw_fenl_outputs(pipelines) | join(',\n    ') }}
+from ({{ _sw_fenl_later_stages(pipelines, staged, order_by, entities, none) }}) as _sw_result
+{% endmacro %}
+
+{% macro _sw_fenl_period_sql(period, time_zone) %}
+  {#- How a cron period is keyed (`key`, in terms of the event's time _sw_time), how
+      the span of keys is stepped through (`step`), and the UTC instants where the
+      period with key _sw_period starts and ends.
+      Days and months are the zone's wall-clock ones (from_utc_timestamp, with the
+      session in UTC as the project's profiles set it): a day is 23 or 25 hours long
+      across a DST change. Hours are instants whose local minute and second are zero
+      (a wall-clock hour repeats when clocks go back; offsets move by whole hours).
+      Hours and days are keyed by integer arithmetic on microseconds, cheaper than
+      date_trunc's calendar; months and years by date_trunc. -#}
+  {%- set ts = 'cast(_sw_time as timestamp)' -%}
+  {%- set utc_us = 'unix_micros(' ~ ts ~ ')' -%}
+  {%- set local_us = utc_us if time_zone == 'UTC' else 'unix_micros(from_utc_timestamp(' ~ ts ~ ", '" ~ time_zone ~ "'))" -%}
+  {%- if period in ('hourly', 'daily') -%}
+    {%- set unit_us = 3600000000 if period == 'hourly' else 86400000000 -%}
+    {%- if period == 'hourly' or time_zone == 'UTC' -%}
+      {#- The key is the period's start instant in microseconds. -#}
+      {{ return({'key': '(' ~ utc_us ~ ' - pmod(' ~ local_us ~ ', ' ~ unit_us ~ '))', 'step': unit_us,
+                 'start': 'timestamp_micros(_sw_period)', 'end': 'timestamp_micros(_sw_period + ' ~ unit_us ~ ')'}) }}
+    {%- else -%}
+      {#- The key is the local midnight's wall-clock microseconds. -#}
+      {{ return({'key': '(' ~ local_us ~ ' - pmod(' ~ local_us ~ ', ' ~ unit_us ~ '))', 'step': unit_us,
+                 'start': "to_utc_timestamp(timestamp_micros(_sw_period), '" ~ time_zone ~ "')",
+                 'end': "to_utc_timestamp(timestamp_micros(_sw_period + " ~ unit_us ~ "), '" ~ time_zone ~ "')"}) }}
+    {%- endif -%}
+  {%- endif -%}
+  {%- set unit = {'monthly': 'month', 'yearly': 'year'}[period] -%}
+  {%- set step = 'interval 1 ' ~ unit -%}
+  {%- if time_zone == 'UTC' -%}
+    {{ return({'key': "date_trunc('" ~ unit ~ "', " ~ ts ~ ")", 'step': step,
+               'start': '_sw_period', 'end': '_sw_period + ' ~ step}) }}
+  {%- else -%}
+    {{ return({'key': "date_trunc('" ~ unit ~ "', from_utc_timestamp(" ~ ts ~ ", '" ~ time_zone ~ "'))", 'step': step,
+               'start': "to_utc_timestamp(_sw_period, '" ~ time_zone ~ "')",
+               'end': "to_utc_timestamp(_sw_period + " ~ step ~ ", '" ~ time_zone ~ "')"}) }}
+  {%- endif -%}
+{% endmacro %}
+
+{% macro _sw_fenl_cron(source, entities, time_column, arrival_order, pipelines, period, time_zone) %}
+  {#- One row per entity and period, for every period from the one holding the oldest
+      event to the one holding the newest (those that begin at or before the newest
+      event and end after the oldest), empty ones included. The events are grouped per
+      entity and period once; each entity's filled periods are then gathered and the
+      periods of the span it lacks added as empty cells. The span is a one-row scan of
+      the time column, broadcast. (A grid of entities x periods joined back to the
+      grouped rows makes Spark group the input twice, and a span taken by a global
+      window over the entities moves every cell into one task.) -#}
+  {%- set bounds = _sw_fenl_period_sql(period, time_zone) -%}
+  {%- set entity_sql = entities | join(', ') -%}
+  {%- set order_key = 'struct(' ~ time_column ~ (', ' ~ arrival_order if arrival_order else '') ~ ')' -%}
+  {%- set per_period = [] -%}
+  {%- set cell_fields = [] -%}
+  {%- set on_grid = [] -%}
+  {%- for p in pipelines -%}
+    {%- set agg = p.stages[0] -%}
+    {%- if agg.function == 'first' -%}
+      {%- set expr = 'min_by(' ~ agg.column ~ ', ' ~ order_key ~ ')' -%}
+    {%- elif agg.function == 'last' -%}
+      {%- set expr = 'max_by(' ~ agg.column ~ ', ' ~ order_key ~ ')' -%}
+    {%- else -%}
+      {%- set expr = _sw_single_window_expr(agg, '1' if agg.column == '*' else agg.column, none, false) -%}
+    {%- endif -%}
+    {%- set column = '_sw_' ~ p.name ~ '_1' -%}
+    {%- do per_period.append(expr ~ ' as ' ~ column) -%}
+    {%- do cell_fields.append(column) -%}
+    {%- set empty = '0' if agg.function in ('sum', 'count') else 'null' -%}
+    {%- do on_grid.append('case when _sw_cell is null then ' ~ empty ~ ' else _sw_cell.' ~ column ~ ' end as ' ~ column) -%}
+  {%- endfor -%}
+  {%- set grid -%}
+select {{ entity_sql }}, _sw_period, {{ on_grid | join(', ') }}
+from (
+    select
+        {{ entity_sql }},
+        inline(concat(
+            _sw_filled,
+            transform(
+                array_except(sequence(_sw_first_period, _sw_last_period, {{ bounds.step }}), transform(_sw_filled, _sw_filled_cell -> _sw_filled_cell._sw_period)),
+                _sw_empty -> named_struct('_sw_period', _sw_empty, '_sw_cell', null)
+            )
+        ))
+    from (
+        select /*+ REPARTITION(2) */
+            *,
+            min(_sw_entity_first_period) over () as _sw_first_period,
+            max(_sw_entity_last_period) over () as _sw_last_period
+        from _sw_by_entity
+    ) as _sw_spanned
+) as _sw_cells
+  {%- endset -%}
+with _sw_events as (
+    select *, {{ bounds.key }} as _sw_period
+    from (select *, {{ time_column }} as _sw_time from {{ source }} as _sw_input) as _sw_timed
+),
+
+_sw_span as (
+    select min(_sw_period) as _sw_first_period, max(_sw_period) as _sw_last_period
+    from _sw_events
+),
+
+_sw_by_period as (
+    select {{ entity_sql }}, _sw_period, {{ per_period | join(', ') }}
+    from _sw_events
+    group by {{ entity_sql }}, _sw_period
+),
+
+_sw_by_entity as (
+    select
+        {{ entity_sql }},
+        collect_list(named_struct('_sw_period', _sw_period, '_sw_cell', struct({{ cell_fields | join(', ') }}))) as _sw_filled,
+        min(_sw_period) as _sw_entity_first_period,
+        max(_sw_period) as _sw_entity_last_period
+    from _sw_by_period
+    group by {{ entity_sql }}
+)
+
+select
+    {{ entity_sql }},
+    {{ bounds.start }} as period_start,
+    {{ bounds.end }} as period_end,
+    {{ _sw_fenl_outputs(pipelines) | join(',\n    ') }}
+from ({{ _sw_fenl_later_stages(pipelines, grid, '_sw_period', entities, none) }}) as _sw_result
+{% endmacro %}

@@ -1,0 +1,13 @@
+{#- Fenl's `sliding(n, pred)` window generator, for fenl_aggregate's `window`: the
+    aggregate over the n most recent rows of the entity for which `predicate` is
+    true, emitted at every input row, NULL while fewer than n such rows exist
+    (SEMANTICS.md section 4). -#}
+{% macro fenl_sliding(n, predicate='true') %}
+  {%- if not _sw_is_number(n) or n != (n | int) or n < 1 -%}
+    {{ _sw_fail('fenl_sliding', 'n', 'a whole number of rows >= 1', n) }}
+  {%- endif -%}
+  {%- if predicate is not string or not predicate | trim -%}
+    {{ _sw_fail('fenl_sliding', 'predicate', 'a boolean SQL expression over the row (such as is_valid)', predicate) }}
+  {%- endif -%}
+  {{ return({'fenl_window': 'sliding', 'n': n | int, 'predicate': predicate}) }}
+{% endmacro %}

@@ -1,0 +1,11 @@
+-- Fenl: sum(Purchase.amount, window = sliding(2, is_valid(Purchase))): the two most
+-- recent valid purchases, NULL until there are two: NULL, 7, 15, 17.
+{{ fenl_aggregate(
+    relation=ref('stg_fenl__purchases'),
+    entity='entity',
+    time_column='purchased_at',
+    arrival_order='seq',
+    window=fenl_sliding(2, 'is_valid'),
+    aggregates={'amount_sum_last_2_valid': 'sum(amount)'},
+    columns=['seq', 'entity', 'purchased_at', 'amount'],
+) }}

@@ -1,0 +1,11 @@
+-- Real data: per ticker, mean(price, window = sliding(3, price rose)): the mean of the
+-- three most recent monthly prices that were above the month before, at every month.
+{{ fenl_aggregate(
+    relation=ref('int_stock_prices_compared'),
+    entity='ticker',
+    time_column='priced_at',
+    arrival_order='seq',
+    window=fenl_sliding(3, 'is_price_rise'),
+    aggregates={'mean_price_last_3_rises': 'mean(price)'},
+    columns=['seq', 'ticker', 'priced_at', 'price', 'is_price_rise'],
+) }}

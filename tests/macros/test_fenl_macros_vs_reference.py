@@ -1,0 +1,218 @@
+"""The SQL that fenl_aggregate generates, run by Spark on random event streams (ties,
+NULL values, several entities, predicates true and false), equals the naive reference
+of SEMANTICS.md section 4; plus the document-independent edge cases by name: DST in a
+cron zone, a NULL time."""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import run_dbt
+from tests.macros.reference_fenl import UTC, cron, per_row
+
+EPOCH = dt.datetime(1970, 1, 1, tzinfo=UTC)
+# pipeline spec -> reference pipeline ((function, column), later functions...)
+PIPELINES = {
+    "sum(v)": (("sum", "v"),),
+    "count(v)": (("count", "v"),),
+    "count(*)": (("count", "*"),),
+    "mean(v)": (("avg", "v"),),
+    "min(v)": (("min", "v"),),
+    "max(v)": (("max", "v"),),
+    "first(v)": (("first", "v"),),
+    "last(v)": (("last", "v"),),
+    "sum(v) | mean()": (("sum", "v"), "avg"),
+    "max(v) | sum() | count()": (("max", "v"), "sum", "count"),
+    "first(v) | last()": (("first", "v"), "last"),
+}
+AGGREGATES_SQL = "{" + ", ".join(f"'a{i}': '{spec}'" for i, spec in enumerate(PIPELINES)) + "}"
+SCHEMA = "seq int, e string, t_us bigint, v int, flag boolean"
+
+
+@functools.cache
+def compiled(inline: str) -> str:
+    return run_dbt("compile", "--inline", inline).result.results[0].node.compiled_code
+
+
+def call(window: str = "none", time_zone: str = "UTC", aggregates: str = AGGREGATES_SQL, **extra: str) -> str:
+    rest = "".join(f", {k}={v}" for k, v in extra.items())
+    return compiled(
+        "{{ fenl_aggregate('sw_events', entity='e', time_column='t', arrival_order='seq', "
+        f"window={window}, time_zone='{time_zone}', aggregates={aggregates}{rest}) }}}}"
+    )
+
+
+@st.composite
+def streams(draw, *, max_step_minutes: int = 3):
+    n = draw(st.integers(1, 25))
+    t = draw(st.integers(0, 10))
+    rows = []
+    for i in range(n):
+        t += draw(st.integers(0, max_step_minutes))
+        rows.append({
+            "seq": i + 1,
+            "e": draw(st.sampled_from(["a", "b", "c"])),
+            "t": t,  # minutes; ties are common
+            "v": draw(st.one_of(st.none(), st.integers(-20, 20))),
+            "flag": draw(st.one_of(st.booleans(), st.none())),
+        })
+    # Arrival need not follow time: shuffle which row arrives first among the rows.
+    order = draw(st.permutations(range(n)))
+    for seq, row in zip(range(1, n + 1), (rows[i] for i in order), strict=True):
+        row["seq"] = seq
+    return rows
+
+
+def load(spark, stream, *, base: dt.datetime, unit: dt.timedelta) -> None:
+    def micros(t):
+        return (base + t * unit - EPOCH) // dt.timedelta(microseconds=1)
+
+    data = [(r["seq"], r["e"], micros(r["t"]), r["v"], r["flag"]) for r in stream]
+    spark.createDataFrame(data, SCHEMA).selectExpr("*", "timestamp_micros(t_us) as t").createOrReplaceTempView(
+        "sw_events"
+    )
+
+
+def equal(a, b) -> bool:
+    if isinstance(a, float) or isinstance(b, float):
+        return a is not None and b is not None and a == pytest.approx(b)
+    return a == b
+
+
+def for_reference(stream, base, unit):
+    return [{**r, "flag": bool(r["flag"]), "t": base + r["t"] * unit} for r in stream]
+
+
+PER_ROW = [
+    pytest.param("none", "cumulative", 0, id="cumulative"),
+    pytest.param("fenl_sliding(1, 'flag')", "sliding", 1, id="sliding(1, flag)"),
+    pytest.param("fenl_sliding(3, 'flag')", "sliding", 3, id="sliding(3, flag), NULL predicate is false"),
+    pytest.param("fenl_sliding(2)", "sliding", 2, id="sliding(2), every row counts"),
+    pytest.param("fenl_since('flag')", "since", 0, id="since(flag)"),
+]
+
+
+@pytest.mark.parametrize(("window", "kind", "n"), PER_ROW)
+def test_per_row_windows_match_reference(spark, window, kind, n):
+    sql = call(window)
+    base, unit = dt.datetime(2024, 1, 1, tzinfo=UTC), dt.timedelta(minutes=1)
+
+    @settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(stream=streams())
+    def check(stream):
+        load(spark, stream, base=base, unit=unit)
+        got = {r["seq"]: r.asDict() for r in spark.sql(sql).collect()}
+        assert sorted(got) == sorted(r["seq"] for r in stream)
+        reference_stream = for_reference(stream, base, unit)
+        if window == "fenl_sliding(2)":
+            reference_stream = [{**r, "flag": True} for r in reference_stream]
+        for i, pipeline in enumerate(PIPELINES.values()):
+            expected = per_row(reference_stream, window=kind, pipeline=pipeline, n=n)
+            for seq, value in expected.items():
+                assert equal(got[seq][f"a{i}"], value), (list(PIPELINES)[i], seq, got[seq], value)
+
+    check()
+
+
+CRON = [
+    pytest.param("daily", "UTC", dt.timedelta(hours=2), id="daily, UTC"),
+    pytest.param("hourly", "UTC", dt.timedelta(minutes=7), id="hourly, UTC"),
+    pytest.param("monthly", "UTC", dt.timedelta(days=3), id="monthly, UTC"),
+    pytest.param("yearly", "UTC", dt.timedelta(days=40), id="yearly, UTC"),
+    pytest.param("daily", "America/New_York", dt.timedelta(hours=3), id="daily, New York across both DST changes"),
+    pytest.param("hourly", "America/New_York", dt.timedelta(minutes=9), id="hourly, New York, clocks go back"),
+    pytest.param("hourly", "Asia/Kolkata", dt.timedelta(minutes=7), id="hourly, half-hour offset"),
+    pytest.param("monthly", "Europe/Berlin", dt.timedelta(days=3), id="monthly, Berlin"),
+]
+# Start just before New York's 2024 fall-back (Nov 3, 06:00 UTC), so hourly and daily
+# runs cross it; the daily and monthly runs also reach spring-forward (Mar 9, 2025).
+CRON_BASE = dt.datetime(2024, 11, 3, 3, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(("period", "zone", "unit"), CRON)
+def test_cron_windows_match_reference(spark, period, zone, unit):
+    sql = call(f"fenl_since(period='{period}')", time_zone=zone)
+    sql = f"select *, unix_micros(period_start) as start_us, unix_micros(period_end) as end_us from ({sql})"
+
+    @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(stream=streams(max_step_minutes=12))
+    def check(stream):
+        load(spark, stream, base=CRON_BASE, unit=unit)
+        got = {
+            (r["e"], EPOCH + dt.timedelta(microseconds=r["start_us"]), EPOCH + dt.timedelta(microseconds=r["end_us"])):
+            r.asDict()
+            for r in spark.sql(sql).collect()
+        }
+        reference_stream = for_reference(stream, CRON_BASE, unit)
+        for i, pipeline in enumerate(PIPELINES.values()):
+            expected = cron(reference_stream, period=period, zone=zone, pipeline=pipeline)
+            assert sorted(got) == sorted(expected)
+            for key, value in expected.items():
+                assert equal(got[key][f"a{i}"], value), (list(PIPELINES)[i], key, got[key], value)
+
+    check()
+
+
+def test_daily_cron_in_new_york_has_a_25_hour_day_at_fall_back(spark):
+    spark.sql(
+        "create or replace temp view sw_events as select * from values "
+        "(1, 'a', timestamp'2024-11-02 12:00:00', 1), "   # Nov 2, 08:00 EDT
+        "(2, 'a', timestamp'2024-11-04 04:30:00', 2), "   # Nov 3, 23:30 EST: still Nov 3
+        "(3, 'a', timestamp'2024-11-04 05:30:00', 4) "    # Nov 4, 00:30 EST
+        "as t(seq, e, t, v)"
+    )
+    sql = call("fenl_since(period='daily')", time_zone="America/New_York", aggregates="{'total': 'sum(v)'}")
+    got = [tuple(r) for r in spark.sql(f"select period_start, period_end, total from ({sql}) order by 1").collect()]
+    assert got == [
+        (dt.datetime(2024, 11, 2, 4), dt.datetime(2024, 11, 3, 4), 1),
+        (dt.datetime(2024, 11, 3, 4), dt.datetime(2024, 11, 4, 5), 2),  # 25 hours
+        (dt.datetime(2024, 11, 4, 5), dt.datetime(2024, 11, 5, 5), 4),
+    ]
+
+
+def test_hourly_cron_in_new_york_keeps_the_repeated_hour_apart(spark):
+    spark.sql(
+        "create or replace temp view sw_events as select * from values "
+        "(1, 'a', timestamp'2024-11-03 05:30:00', 1), "  # 01:30 EDT
+        "(2, 'a', timestamp'2024-11-03 06:30:00', 2) "   # 01:30 EST, an hour later
+        "as t(seq, e, t, v)"
+    )
+    sql = call("fenl_since(period='hourly')", time_zone="America/New_York", aggregates="{'total': 'sum(v)'}")
+    got = [tuple(r) for r in spark.sql(f"select period_start, period_end, total from ({sql}) order by 1").collect()]
+    assert got == [
+        (dt.datetime(2024, 11, 3, 5), dt.datetime(2024, 11, 3, 6), 1),
+        (dt.datetime(2024, 11, 3, 6), dt.datetime(2024, 11, 3, 7), 2),
+    ]
+
+
+def test_cron_covers_every_entity_over_the_whole_inputs_span(spark):
+    """Periods run from the oldest event of any entity to the newest; an event exactly on
+    the newest period's start is reported (SEMANTICS.md: 'at or before')."""
+    spark.sql(
+        "create or replace temp view sw_events as select * from values "
+        "(1, 'a', timestamp'2024-01-01 10:00:00', 5), (2, 'b', timestamp'2024-01-03 00:00:00', 7) "
+        "as t(seq, e, t, v)"
+    )
+    sql = call("fenl_since(period='daily')", aggregates="{'total': 'sum(v)', 'n': 'count(*)', 'avg_v': 'mean(v)'}")
+    got = sorted((r["e"], r["period_end"].day, r["total"], r["n"], r["avg_v"]) for r in spark.sql(sql).collect())
+    assert got == [
+        ("a", 2, 5, 1, 5.0), ("a", 3, 0, 0, None), ("a", 4, 0, 0, None),
+        ("b", 2, 0, 0, None), ("b", 3, 0, 0, None), ("b", 4, 7, 1, 7.0),
+    ]
+
+
+def test_null_time_fails_the_query_naming_entity_and_arrival(spark):
+    spark.sql(
+        "create or replace temp view sw_events as select * from values "
+        "(1, 'a', timestamp'2024-01-01 10:00:00', 5), (2, 'b', cast(null as timestamp), 7) as t(seq, e, t, v)"
+    )
+    with pytest.raises(Exception) as error:
+        spark.sql(call(aggregates="{'total': 'sum(v)'}")).collect()
+    assert "fenl_aggregate() in model inline_query: `time_column` t is NULL at e=b, arrival position 2" in str(
+        error.value
+    )
