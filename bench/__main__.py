@@ -12,9 +12,11 @@ from bench import (
     harness,  # noqa: F401  (sets the environment before Spark starts)
     sqlstream_ranges,
     streambase_field_dimension,
+    streaminsight_count_windows,
 )
 
-BENCHMARKS = {"sqlstream": sqlstream_ranges, "streambase": streambase_field_dimension, "fenl": fenl_windows}
+BENCHMARKS = {"sqlstream": sqlstream_ranges, "streambase": streambase_field_dimension, "fenl": fenl_windows,
+              "streaminsight": streaminsight_count_windows}
 
 
 def main(names: list[str]) -> int:

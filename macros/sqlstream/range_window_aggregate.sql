@@ -23,7 +23,7 @@
   {{- _sw_check_choice(macro_name, 'direction', direction, ['preceding', 'following']) -}}
   {{- _sw_check_choice(macro_name, 'ties', ties, ['arrival', 'peers']) -}}
   {%- set window_range = _sw_parse_range(macro_name, 'range', range) -%}
-  {%- set aggs = _sw_parse_aggregates(macro_name, aggregates) -%}
+  {%- set aggs = _sw_parse_aggregates(macro_name, aggregates, {'relation': relation, 'duration': (window_range.size / 1000000) if window_range.kind == 'interval' else window_range.size}) -%}
   {%- set partitions = _sw_as_list(macro_name, 'partition_by', partition_by) -%}
   {%- set passthrough = _sw_as_list(macro_name, 'columns', columns) -%}
   {%- if arrival_order is not none and (arrival_order is not string or not arrival_order) -%}
@@ -65,7 +65,7 @@
     {%- set x = _sw_input_expr(agg, mask) -%}
     {%- if not split or not has_other_times -%}
       {%- set column = '_sw_' ~ agg.name -%}
-      {%- do inner.append(_sw_single_window_expr(agg, x, arrival_order, integer_avg) ~ ' over ' ~ ('_sw_w_peers' if split else '_sw_w') ~ ' as ' ~ column) -%}
+      {%- do inner.append(_sw_window_expr(agg, x, arrival_order, integer_avg, '_sw_w_peers' if split else '_sw_w') ~ ' as ' ~ column) -%}
       {%- do internal.append(column) -%}
       {%- set expr = column -%}
     {%- else -%}

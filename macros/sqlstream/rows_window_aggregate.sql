@@ -16,7 +16,7 @@
   {%- if arrival_order is not string or not arrival_order -%}
     {{ _sw_fail(macro_name, 'arrival_order', 'a column giving arrival order (such as seq)', arrival_order) }}
   {%- endif -%}
-  {%- set aggs = _sw_parse_aggregates(macro_name, aggregates) -%}
+  {%- set aggs = _sw_parse_aggregates(macro_name, aggregates, {'relation': relation}) -%}
   {%- set partitions = _sw_as_list(macro_name, 'partition_by', partition_by) -%}
   {%- set passthrough = _sw_as_list(macro_name, 'columns', columns) -%}
   {%- set wanted = [('arrival_order', arrival_order)] -%}
@@ -26,7 +26,7 @@
   {{- _sw_check_columns_exist(macro_name, relation, wanted) -}}
   {%- set outputs = [] -%}
   {%- for agg in aggs -%}
-    {%- do outputs.append(_sw_single_window_expr(agg, _sw_input_expr(agg, none), arrival_order, integer_avg) ~ ' over _sw_w as ' ~ agg.name) -%}
+    {%- do outputs.append(_sw_window_expr(agg, _sw_input_expr(agg, none), arrival_order, integer_avg, '_sw_w') ~ ' as ' ~ agg.name) -%}
   {%- endfor -%}
 select
     {{ (passthrough | join(', ')) if passthrough else '*' }},

@@ -173,7 +173,9 @@ def test_rate_needs_a_window_kind_with_durations():
 SPECS = ["median(x)", "var(x)", "stddev(x)", "cov(x, y)", "corr(x, y)", "nth(x, 1)", "nth(y, 3)",
          "nest(x)", "distinctnest(y)", "completeness(x)", "rate(*)", "rate(y)"]
 small = st.one_of(st.none(), st.integers(-5, 5))
-wide = st.one_of(st.none(), st.floats(-1e6, 1e6, allow_nan=False))
+# Six decimals: values like 3e-103 next to 0 have a variance below double precision's
+# reach, where the exact-fraction reference and any float engine part ways.
+wide = st.one_of(st.none(), st.floats(-1e6, 1e6, allow_nan=False).map(lambda v: round(v, 6)))
 
 
 @st.composite

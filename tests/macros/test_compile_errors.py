@@ -41,9 +41,9 @@ def compile_error(inline: str) -> str:
 
 CASES = [
     pytest.param(
-        call("range_window_aggregate", RANGE_OK, aggregates="{'t': 'median(temp)'}"),
-        "range_window_aggregate(): `aggregates['t']` must be a known function: one of avg, count, "
-        "first, last, max, min, sum; got 'median(temp)'.",
+        call("range_window_aggregate", RANGE_OK, aggregates="{'t': 'mode(temp)'}"),
+        "range_window_aggregate(): `aggregates['t']` must be a known function: one of avg, completeness, corr, "
+        "count, cov, distinctnest, first, last, max, median, min, nest, nth, rate, stddev, sum, var; got 'mode(temp)'.",
         id="unknown aggregate",
     ),
     pytest.param(
@@ -53,7 +53,7 @@ CASES = [
     ),
     pytest.param(
         call("range_window_aggregate", RANGE_OK, aggregates="{'t': 'sum(*)'}"),
-        "`aggregates['t']` must be function(column); only count takes *; got 'sum(*)'.",
+        "`aggregates['t']` must be function(column); only count and rate take *; got 'sum(*)'.",
         id="star outside count",
     ),
     pytest.param(
@@ -170,8 +170,8 @@ CASES = [
     ),
     pytest.param(
         call("fenl_aggregate", FENL_OK, aggregates="{'s': 'mode(amount)'}"),
-        "fenl_aggregate(): `aggregates['s']` must be a known function: one of avg, count, first, last, max, "
-        "min, sum; got 'mode(amount)'.",
+        "fenl_aggregate(): `aggregates['s']` must be a known function: one of avg, corr, count, cov, first, last, "
+        "max, median, min, stddev, sum, var; got 'mode(amount)'.",
         id="fenl unknown aggregate",
     ),
     pytest.param(

@@ -1,0 +1,76 @@
+{% macro partial_aggregate(relation, group_by, pane, aggregates, arrival_order=none) %}
+  {{ return(adapter.dispatch('partial_aggregate', 'stream_windows')(relation, group_by, pane, aggregates, arrival_order)) }}
+{% endmacro %}
+
+{#- Odysseus' AGGREGATE with outputPA = true (SEMANTICS.md section 5): one row per
+    group and pane holding the mergeable partial states of every aggregate
+    (macros/aggregates/_sw_partial_aggregates.sql), to be merged by
+    merge_partial_aggregates over any set of panes.
+
+    `pane` is a mapping {'time_column': c, 'size': s}: tumbling panes of an interval
+    ('10 minutes', "INTERVAL '1' HOUR", units microsecond to week) over a timestamp,
+    or of a number over a numeric column, aligned on multiples of the size (epoch
+    for timestamps), output as pane_start (inclusive) and pane_end (exclusive); or
+    a column name already holding a pane key, passed through; or none (one pane). -#}
+{% macro default__partial_aggregate(relation, group_by, pane, aggregates, arrival_order) %}
+  {%- set macro_name = 'partial_aggregate' -%}
+  {%- if relation is none -%}{{ _sw_fail(macro_name, 'relation', 'a relation (ref, source or CTE name)', relation) }}{%- endif -%}
+  {%- set groups = _sw_as_list(macro_name, 'group_by', group_by) -%}
+  {%- if arrival_order is not none and (arrival_order is not string or not arrival_order) -%}
+    {{ _sw_fail(macro_name, 'arrival_order', 'a column name', arrival_order) }}
+  {%- endif -%}
+  {%- set paning = _sw_pane(macro_name, pane) -%}
+  {%- set aggs = _sw_parse_aggregates(macro_name, aggregates, {'relation': relation, 'sketches': true, 'duration': paning.duration}) -%}
+  {%- set wanted = [] -%}
+  {%- for column in groups -%}{%- do wanted.append(('group_by', column)) -%}{%- endfor -%}
+  {%- for column in paning.columns -%}{%- do wanted.append(('pane', column)) -%}{%- endfor -%}
+  {%- if arrival_order -%}{%- do wanted.append(('arrival_order', arrival_order)) -%}{%- endif -%}
+  {{- _sw_check_columns_exist(macro_name, relation, wanted) -}}
+  {%- set states = [] -%}
+  {%- for agg in aggs -%}
+    {%- for state, sql in _sw_partial_states(agg, _sw_input_expr(agg, none), arrival_order, paning) -%}
+      {%- do states.append(sql ~ ' as ' ~ agg.name ~ '__' ~ state) -%}
+    {%- endfor -%}
+  {%- endfor -%}
+  {%- set keys = groups + paning['keys'] -%}
+select
+    {{ (groups + paning.outputs + states) | join(',\n    ') }}
+from (select *, {{ paning.derived | join(', ') if paning.derived else 'true as _sw_one_pane' }} from {{ relation }} as _sw_input) as _sw_paned
+{%- if keys %}
+group by {{ keys | join(', ') }}
+{%- endif %}
+{% endmacro %}
+
+{% macro _sw_pane(macro_name, pane) %}
+  {#- {'keys': GROUP BY expressions, 'outputs': output columns, 'derived': columns
+      computed on the input, 'columns': input columns used, 'window_from'/'window_to':
+      the pane's span in RATE units (seconds for timestamps), 'duration': the pane
+      size in RATE units or none (RATE is then refused)}. -#}
+  {%- set rule = "{'time_column': <column>, 'size': <interval or number>}, a column name holding a pane key, or none" -%}
+  {%- if pane is none -%}
+    {{ return({'keys': [], 'outputs': [], 'derived': [], 'columns': [], 'duration': none}) }}
+  {%- elif pane is string and pane -%}
+    {{ return({'keys': [pane], 'outputs': [pane], 'derived': [], 'columns': [pane], 'duration': none}) }}
+  {%- elif pane is mapping and pane.time_column is string and pane.time_column and pane.size is defined and pane.keys() | list | length == 2 -%}
+    {%- set size = _sw_parse_range(macro_name, "pane['size']", pane.size) -%}
+    {%- if size.size <= 0 -%}{{ _sw_fail(macro_name, "pane['size']", 'greater than 0', pane.size) }}{%- endif -%}
+    {%- if size.kind == 'interval' -%}
+      {%- set micros = 'unix_micros(cast(' ~ pane.time_column ~ ' as timestamp))' -%}
+      {%- set start = '(' ~ micros ~ ' - pmod(' ~ micros ~ ', ' ~ size.size ~ '))' -%}
+      {{ return({'keys': ['_sw_pane_start'], 'columns': [pane.time_column],
+                 'derived': [start ~ ' as _sw_pane_start'],
+                 'outputs': ['timestamp_micros(_sw_pane_start) as pane_start', 'timestamp_micros(_sw_pane_start + ' ~ size.size ~ ') as pane_end'],
+                 'window_from': '_sw_pane_start / 1000000.0D', 'window_to': '(_sw_pane_start + ' ~ size.size ~ ') / 1000000.0D',
+                 'duration': size.size / 1000000}) }}
+    {%- else -%}
+      {%- set start = '(' ~ pane.time_column ~ ' - pmod(' ~ pane.time_column ~ ', ' ~ size.size ~ '))' -%}
+      {{ return({'keys': ['_sw_pane_start'], 'columns': [pane.time_column],
+                 'derived': [start ~ ' as _sw_pane_start'],
+                 'outputs': ['_sw_pane_start as pane_start', '_sw_pane_start + ' ~ size.size ~ ' as pane_end'],
+                 'window_from': 'cast(_sw_pane_start as double)', 'window_to': 'cast(_sw_pane_start + ' ~ size.size ~ ' as double)',
+                 'duration': size.size}) }}
+    {%- endif -%}
+  {%- else -%}
+    {{ _sw_fail(macro_name, 'pane', rule, pane) }}
+  {%- endif -%}
+{% endmacro %}

@@ -1,0 +1,126 @@
+{% macro count_window_aggregate(relation, time_column, n, aggregates, group_by=none, arrival_order=none, tick=none) %}
+  {{ return(adapter.dispatch('count_window_aggregate', 'stream_windows')(relation, time_column, n, aggregates, group_by, arrival_order, tick)) }}
+{% endmacro %}
+
+{#- StreamInsight's count window over N distinct start times (SEMANTICS.md section 3),
+    with built-in aggregates, as one Spark SQL SELECT. Per group, with distinct start
+    times t1 < ... < tD, window k (k = 1..D-N+1) spans [t_k, t_{k+N-1} + 1 tick) and holds
+    every event whose start lies in [t_k, t_{k+N-1}] (more than N events when start
+    times repeat). One point row per window at t_{k+N-1}; the group's last window is
+    provisional (is_final = false): a later event with its last start time would join it.
+
+    Plan: every event gets the dense rank r of its start time in its group; the window
+    opening at rank r is the native frame RANGE BETWEEN CURRENT ROW AND N-1 FOLLOWING
+    over r, so any aggregate of the vocabulary runs as Spark computes it; one row per
+    rank is kept. The same window ordering checks arrival order: start times arrive out
+    of order exactly when, for some start time s, an event with an earlier start time
+    arrived after the first event with start time s. -#}
+{% macro default__count_window_aggregate(relation, time_column, n, aggregates, group_by, arrival_order, tick) %}
+  {%- set macro_name = 'count_window_aggregate' -%}
+  {%- if relation is none -%}{{ _sw_fail(macro_name, 'relation', 'a relation (ref, source or CTE name)', relation) }}{%- endif -%}
+  {%- if time_column is not string or not time_column -%}{{ _sw_fail(macro_name, 'time_column', 'a column name', time_column) }}{%- endif -%}
+  {%- if not _sw_is_number(n) or n != (n | int) or n < 1 -%}
+    {{ _sw_fail(macro_name, 'n', 'a whole number of distinct start times >= 1', n) }}
+  {%- endif -%}
+  {%- set n = n | int -%}
+  {%- set groups = _sw_as_list(macro_name, 'group_by', group_by) -%}
+  {%- if arrival_order is not none and (arrival_order is not string or not arrival_order) -%}
+    {{ _sw_fail(macro_name, 'arrival_order', 'a column name', arrival_order) }}
+  {%- endif -%}
+  {%- set aggs = _sw_parse_aggregates(macro_name, aggregates, {'relation': relation}) -%}
+  {%- for agg in aggs if agg.function in ('first', 'last') and arrival_order is none -%}
+    {{ _sw_fail(macro_name, 'arrival_order', "a column giving arrival order for " ~ agg.function ~ "()", arrival_order) }}
+  {%- endfor -%}
+  {%- set reserved = ['point_at', 'window_start', 'window_end', 'event_count', 'is_final'] + groups -%}
+  {%- for agg in aggs if agg.name in reserved -%}
+    {{ _sw_fail(macro_name, "aggregates['" ~ agg.name ~ "']", "named apart from the output's own columns (" ~ reserved | join(', ') ~ ")", agg.name) }}
+  {%- endfor -%}
+  {%- set wanted = [('time_column', time_column)] -%}
+  {%- for column in groups -%}{%- do wanted.append(('group_by', column)) -%}{%- endfor -%}
+  {%- if arrival_order -%}{%- do wanted.append(('arrival_order', arrival_order)) -%}{%- endif -%}
+  {%- for agg in aggs if agg.column != '*' -%}{%- do wanted.append(("aggregates['" ~ agg.name ~ "']", agg.column)) -%}{%- endfor -%}
+  {{- _sw_check_columns_exist(macro_name, relation, wanted) -}}
+  {%- set tick_sql = _sw_count_window_tick(macro_name, relation, time_column, tick) -%}
+
+  {%- set model_name = model.name if model is defined and model is not none and model.name is defined else 'unknown model' -%}
+  {%- set group_text = [] -%}
+  {%- for column in groups -%}{%- do group_text.append("concat('" ~ column ~ "=', coalesce(cast(" ~ column ~ " as string), 'NULL'))") -%}{%- endfor -%}
+  {%- set where = "concat_ws(', ', " ~ group_text | join(', ') ~ ")" if groups else "'the whole input'" -%}
+  {%- set partition = ('partition by ' ~ groups | join(', ') ~ ' ') if groups else '' -%}
+  {%- set by_rank = partition ~ 'order by _sw_rank' -%}
+  {%- set outputs = [] -%}
+  {%- for agg in aggs -%}
+    {%- do outputs.append(_sw_window_expr(agg, _sw_input_expr(agg, none), arrival_order, false, '_sw_window') ~ ' as ' ~ agg.name) -%}
+  {%- endfor -%}
+  {%- set null_message = "concat('" ~ macro_name ~ "() in model " ~ model_name ~ ": `time_column` " ~ time_column ~ " is NULL in ', " ~ where
+      ~ (", ', arrival position ', coalesce(cast(" ~ arrival_order ~ " as string), 'NULL')" if arrival_order else '') ~ ")" -%}
+select
+    {{ (groups | join(', ') ~ ',') if groups }}
+    point_at,
+    window_start,
+    point_at + {{ tick_sql }} as window_end,
+    event_count,
+    is_final,
+    {{ aggs | map(attribute='name') | join(',\n    ') }}
+from (
+    select
+        *,
+        {{ time_column }} as window_start,
+        max({{ time_column }}) over _sw_window as point_at,
+        (max(_sw_rank) over _sw_window) - _sw_rank + 1 as _sw_start_times,
+        max(_sw_rank) over ({{ by_rank }} rows between unbounded preceding and unbounded following) - _sw_rank + 1 > {{ n }} as is_final,
+        count(*) over _sw_window as event_count,
+        lag(_sw_rank) over ({{ by_rank }}) as _sw_previous_rank,
+        {%- if arrival_order %}
+        min({{ arrival_order }}) over ({{ by_rank }} range between current row and current row) as _sw_first_arrival,
+        max(struct({{ arrival_order }}, {{ time_column }})) over ({{ by_rank }} range between unbounded preceding and 1 preceding) as _sw_latest_earlier,
+        {%- endif %}
+        {{ outputs | join(',\n        ') }}
+    from (
+        select
+            *,
+            dense_rank() over ({{ partition }}order by {{ time_column }}) as _sw_rank
+        from {{ relation }}
+        where case when {{ time_column }} is null then raise_error({{ null_message }}) else true end
+    ) as _sw_ranked
+    window _sw_window as ({{ by_rank }} range between current row and {{ n - 1 }} following)
+) as _sw_windows
+where
+    {%- if arrival_order %}
+    {#- First, so that every rank is checked, not only the ranks that open a window. #}
+    case
+        when _sw_latest_earlier.{{ arrival_order }} > _sw_first_arrival then raise_error(concat(
+            '{{ macro_name }}() in model {{ model_name }}: OutOfOrder in ', {{ where }}, ': start time ',
+            cast(_sw_latest_earlier.{{ time_column }} as string), ' at arrival position ',
+            cast(_sw_latest_earlier.{{ arrival_order }} as string), ' arrived after start time ',
+            cast(window_start as string), ' at arrival position ', cast(_sw_first_arrival as string), '.'
+        ))
+        else true
+    end and
+    {%- endif %}
+    (_sw_previous_rank is null or _sw_previous_rank != _sw_rank)
+    and _sw_start_times = {{ n }}
+{% endmacro %}
+
+{% macro _sw_count_window_tick(macro_name, relation, time_column, tick) %}
+  {#- One tick of the time type: 1 microsecond for timestamps, 1 for integers. Read from
+      the column's type with a ref()/source() input, else from `tick` (a number for an
+      integer time; none means a timestamp). -#}
+  {%- if tick is not none -%}
+    {%- if not _sw_is_number(tick) or tick != (tick | int) or tick < 1 -%}
+      {{ _sw_fail(macro_name, 'tick', 'a whole number >= 1 for an integer time column (a timestamp tick is 1 microsecond)', tick) }}
+    {%- endif -%}
+    {{ return(tick | int) }}
+  {%- endif -%}
+  {%- if execute and relation is not string and relation.identifier is defined -%}
+    {%- for column in adapter.get_columns_in_relation(relation) if column.name | lower == time_column | lower -%}
+      {%- set kind = column.dtype | lower -%}
+      {%- if kind in ('tinyint', 'smallint', 'int', 'integer', 'bigint', 'long') -%}
+        {{ return(1) }}
+      {%- elif not kind.startswith('timestamp') -%}
+        {{ _sw_fail(macro_name, 'time_column', 'an integer or timestamp column (a count window needs a tick)', time_column ~ ' ' ~ kind) }}
+      {%- endif -%}
+    {%- endfor -%}
+  {%- endif -%}
+  {{ return('interval 1 microsecond') }}
+{% endmacro %}

@@ -1,0 +1,92 @@
+"""count_window_aggregate's generated SQL, run by Spark on random streams (repeated
+start times, NULL values, several groups), equals the pandas engine's
+streamwindows.count_window_aggregate on the same input (SEMANTICS.md section 3);
+plus the OutOfOrder and NULL-time errors."""
+
+from __future__ import annotations
+
+import functools
+
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from streamwindows import count_window_aggregate as engine_count_window
+from tests.conftest import run_dbt
+
+AGGREGATES = {"s": "sum(v)", "c": "count(v)", "rows_n": "count(*)", "lo": "min(v)", "hi": "max(v)",
+              "mean_v": "avg(v)", "first_v": "first(v)", "last_v": "last(v)"}
+AGGREGATES_SQL = "{" + ", ".join(f"'{k}': '{v}'" for k, v in AGGREGATES.items()) + "}"
+COLUMNS = ["point_at", "window_start", "window_end", "event_count", "is_final", *AGGREGATES]
+
+
+@functools.cache
+def compiled(inline: str) -> str:
+    return run_dbt("compile", "--inline", inline).result.results[0].node.compiled_code
+
+
+def call(n: int, group_by: str = "'g'", aggregates: str = AGGREGATES_SQL) -> str:
+    return compiled(
+        f"{{{{ count_window_aggregate('sw_events', time_column='t', n={n}, group_by={group_by}, "
+        f"arrival_order='seq', tick=1, aggregates={aggregates}) }}}}"
+    )
+
+
+@st.composite
+def streams(draw):
+    rows, times = [], {}
+    for seq in range(1, draw(st.integers(1, 30)) + 1):
+        g = draw(st.sampled_from(["a", "b"]))
+        times[g] = times.get(g, draw(st.integers(0, 3))) + draw(st.sampled_from([0, 0, 1, 2, 5]))
+        rows.append((seq, g, times[g], draw(st.one_of(st.none(), st.integers(-9, 9)))))
+    return rows
+
+
+def normalise(value):
+    if value is None or (isinstance(value, float) and pd.isna(value)) or value is pd.NA:
+        return None
+    return round(float(value), 9) if isinstance(value, float) else value
+
+
+@pytest.mark.parametrize("n", [1, 2, 4], ids=lambda n: f"N={n}")
+def test_count_window_sql_equals_the_engine(spark, n):
+    sql = call(n)
+
+    @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(stream=streams())
+    def check(stream):
+        frame = pd.DataFrame(stream, columns=["seq", "g", "t", "v"]).astype({"v": "Int64"})
+        spark.createDataFrame(stream, "seq int, g string, t bigint, v int").createOrReplaceTempView("sw_events")
+        got = sorted(tuple(normalise(r[c]) for c in ["g", *COLUMNS]) for r in spark.sql(sql).collect())
+        expected_frame = engine_count_window(frame, time="t", n=n, group_by="g", arrival="seq", aggregates=AGGREGATES)
+        expected = sorted(
+            tuple(normalise(v) for v in row)
+            for row in expected_frame[["g", *COLUMNS]].astype(object).itertuples(index=False)
+        )
+        assert got == expected
+
+    check()
+
+
+def test_out_of_order_start_time_fails_naming_group_values_and_positions(spark):
+    spark.sql(
+        "create or replace temp view sw_events as select * from values "
+        "(1, 'a', 1, 1), (2, 'a', 5, 2), (3, 'b', 2, 3), (4, 'a', 3, 4) as t(seq, g, t, v)"
+    )
+    with pytest.raises(Exception) as error:
+        spark.sql(call(2, aggregates="{'s': 'sum(v)'}")).collect()
+    assert ("count_window_aggregate() in model inline_query: OutOfOrder in g=a: start time 3 at arrival position 4 "
+            "arrived after start time 5 at arrival position 2.") in str(error.value)
+
+
+def test_null_start_time_fails_naming_group_and_position(spark):
+    spark.sql(
+        "create or replace temp view sw_events as select * from values "
+        "(1, 'a', 1, 1), (2, 'b', cast(null as int), 2) as t(seq, g, t, v)"
+    )
+    with pytest.raises(Exception) as error:
+        spark.sql(call(1, aggregates="{'s': 'sum(v)'}")).collect()
+    assert "count_window_aggregate() in model inline_query: `time_column` t is NULL in g=b, arrival position 2" in str(
+        error.value
+    )
