@@ -254,11 +254,11 @@ from ({{ _sw_fenl_later_stages(pipelines, staged, order_by, entities, none) }}) 
   {#- One row per entity and period, for every period from the one holding the oldest
       event to the one holding the newest (those that begin at or before the newest
       event and end after the oldest), empty ones included. The events are grouped per
-      entity and period once; each entity's filled periods are then gathered and the
-      periods of the span it lacks added as empty cells. The span is a one-row scan of
-      the time column, broadcast. (A grid of entities x periods joined back to the
-      grouped rows makes Spark group the input twice, and a span taken by a global
-      window over the entities moves every cell into one task.) -#}
+      entity and period once; each entity's filled periods are then gathered (one row
+      per entity), the span is taken over those rows, and the periods of the span an
+      entity lacks are added as empty cells. (A grid of entities x periods joined back
+      to the grouped rows makes Spark scan and group the input two or three times: it
+      pushes the span's min/max and the distinct entities down to the scan.) -#}
   {%- set bounds = _sw_fenl_period_sql(period, time_zone) -%}
   {%- set entity_sql = entities | join(', ') -%}
   {%- set order_key = 'struct(' ~ time_column ~ (', ' ~ arrival_order if arrival_order else '') ~ ')' -%}
@@ -293,7 +293,9 @@ from (
             )
         ))
     from (
-        select /*+ REPARTITION(2) */
+        {#- The span's window gathers the entities into one task: spread them out again
+            before the cells are generated. #}
+        select /*+ REPARTITION */
             *,
             min(_sw_entity_first_period) over () as _sw_first_period,
             max(_sw_entity_last_period) over () as _sw_last_period
@@ -304,11 +306,6 @@ from (
 with _sw_events as (
     select *, {{ bounds.key }} as _sw_period
     from (select *, {{ time_column }} as _sw_time from {{ source }} as _sw_input) as _sw_timed
-),
-
-_sw_span as (
-    select min(_sw_period) as _sw_first_period, max(_sw_period) as _sw_last_period
-    from _sw_events
 ),
 
 _sw_by_period as (
