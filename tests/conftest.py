@@ -41,6 +41,21 @@ def run_dbt(*args: str, project_dir: Path = PROJECT_DIR, expect_success: bool = 
     return result
 
 
+def compile_error(inline: str) -> str:
+    """The whole message of a `dbt compile --inline` that must fail (dbt wraps the
+    macro's CompilationError: the chain of causes is joined)."""
+    result = run_dbt("compile", "--inline", inline, expect_success=False)
+    assert not result.success, f"compiled without error: {inline}"
+    messages = []
+    error = result.exception
+    while error is not None:
+        messages.append(str(error))
+        error = error.__cause__ or error.__context__
+    if result.result is not None and hasattr(result.result, "results"):
+        messages += [str(r.message) for r in result.result.results]
+    return " ".join(" ".join(m.split()) for m in messages)
+
+
 @pytest.fixture(scope="session")
 def project_build():
     """The whole project built once: `dbt build` (seeds, models, data tests)."""

@@ -20,12 +20,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from pandas.api.types import (
-    is_bool_dtype,
-    is_datetime64_any_dtype,
-    is_float_dtype,
-    is_integer_dtype,
-)
 
 from streamwindows.errors import (
     InvalidIntervalError,
@@ -33,6 +27,7 @@ from streamwindows.errors import (
     NullFieldError,
     OutOfOrderError,
 )
+from streamwindows.field_dimension import _field_kind as time_kind  # 'int', 'float', 'timestamp' or None
 from streamwindows.field_dimension import _group_codes, _stable_group_order
 
 __all__ = [
@@ -53,18 +48,6 @@ def take_column(column: pd.Series, rows: np.ndarray) -> Any:
         return np.asarray(array)[rows]
     return array.take(rows)
 
-
-def time_kind(dtype: Any) -> str | None:
-    """'int', 'float' or 'timestamp' for a usable time column type, else None."""
-    if is_bool_dtype(dtype):
-        return None
-    if is_integer_dtype(dtype):
-        return "int"
-    if is_float_dtype(dtype):
-        return "float"
-    if is_datetime64_any_dtype(dtype):
-        return "timestamp"
-    return None
 
 
 def _coordinates(column: pd.Series, kind: str) -> np.ndarray:

@@ -206,3 +206,13 @@ def reference_field_dimension(
     if with_contents:
         columns.append("contents")
     return pd.DataFrame(emitted, columns=columns)
+
+
+def rows(frame, columns=None):
+    """An engine output frame as plain Python tuples (NULL as None, lists kept)."""
+    frame = frame if columns is None else frame[columns]
+    return [
+        tuple(v if isinstance(v, list) else (None if is_null(v) else (v.item() if hasattr(v, "item") else v))
+              for v in row)
+        for row in frame.astype(object).itertuples(index=False)
+    ]

@@ -18,18 +18,11 @@ from streamwindows import (
 
 from .reference_aggregates import same
 from .reference_count_window import reference_count_window
-from .reference_field_dimension import is_null
+from .reference_field_dimension import is_null, rows
 
 WINDOW = ["point_at", "window_start", "window_end", "event_count", "is_final", "emit_seq"]
 
 
-def rows(frame, columns=None):
-    frame = frame if columns is None else frame[columns]
-    return [
-        tuple(v if isinstance(v, list) else (None if is_null(v) else (v.item() if hasattr(v, "item") else v))
-              for v in row)
-        for row in frame.astype(object).itertuples(index=False)
-    ]
 
 
 def clipped_lifetimes(events):

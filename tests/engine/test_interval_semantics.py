@@ -17,19 +17,12 @@ from streamwindows import (
 )
 
 from .reference_aggregates import same
-from .reference_field_dimension import is_null
+from .reference_field_dimension import rows
 from .reference_interval import reference_interval
 
 OUT = ["window_start", "window_end", "emit_kind", "emitted_at", "emit_seq", "event_count"]
 
 
-def rows(frame, columns=None):
-    frame = frame if columns is None else frame[columns]
-    return [
-        tuple(v if isinstance(v, list) else (None if is_null(v) else (v.item() if hasattr(v, "item") else v))
-              for v in row)
-        for row in frame.astype(object).itertuples(index=False)
-    ]
 
 
 # The document's figure, with t1..t4 = 10, 20, 30, 40: four events valid before t1 form

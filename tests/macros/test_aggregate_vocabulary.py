@@ -27,7 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from streamwindows.range_aggregates import parse_aggregates
-from tests.conftest import run_dbt
+from tests.conftest import compile_error, run_dbt
 
 # --------------------------------------------------------------------------------------
 # Compile-time errors
@@ -56,19 +56,6 @@ def partial_call(aggregates: str, pane: str = "{'time_column': 'date_time', 'siz
                  arrival_order: str | None = "'seq'") -> str:
     order = f", arrival_order={arrival_order}" if arrival_order else ""
     return f"{{{{ partial_aggregate({BIDS}, group_by=['bidder'], pane={pane}, aggregates={aggregates}{order}) }}}}"
-
-
-def compile_error(inline: str) -> str:
-    result = run_dbt("compile", "--inline", inline, expect_success=False)
-    assert not result.success, f"compiled without error: {inline}"
-    messages = []
-    error = result.exception
-    while error is not None:  # dbt wraps the macro's CompilationError
-        messages.append(str(error))
-        error = error.__cause__ or error.__context__
-    if result.result is not None and hasattr(result.result, "results"):
-        messages += [str(r.message) for r in result.result.results]
-    return " ".join(" ".join(m.split()) for m in messages)
 
 
 ERROR_CASES = [

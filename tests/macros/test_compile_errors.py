@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import run_dbt
+from tests.conftest import compile_error, run_dbt
 
 WEATHER = "ref('stg_sqlstream__weather_readings')"
 RANGE_OK = dict(
@@ -24,19 +24,6 @@ def call(macro: str, base: dict, **changes: str | None) -> str:
     args = {**base, **changes}
     rendered = ", ".join(f"{k}={v}" for k, v in args.items() if v is not None)
     return f"{{{{ {macro}({rendered}) }}}}"
-
-
-def compile_error(inline: str) -> str:
-    result = run_dbt("compile", "--inline", inline, expect_success=False)
-    assert not result.success, f"compiled without error: {inline}"
-    messages = []
-    error = result.exception
-    while error is not None:  # dbt wraps the macro's CompilationError
-        messages.append(str(error))
-        error = error.__cause__ or error.__context__
-    if result.result is not None and hasattr(result.result, "results"):
-        messages += [str(r.message) for r in result.result.results]
-    return " ".join(" ".join(m.split()) for m in messages)
 
 
 CASES = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.macros.test_compile_errors import compile_error
+from tests.conftest import compile_error
 
 POINTS = "ref('stg_streaminsight__point_events')"
 
