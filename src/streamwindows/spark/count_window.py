@@ -1,14 +1,10 @@
 """StreamInsight count windows on Spark with user-defined aggregates.
 
 Count windows are independent per group, so each group's events go to one
-``applyInPandas`` call of the pandas engine (:func:`streamwindows.count_window_aggregate`)
-and groups run in parallel. Built-in aggregates are better computed by the
-``count_window_aggregate`` SQL macro; this layer exists for user-defined aggregates
-(plain Python functions over a window's events, clipped lifetimes included), which SQL
-cannot express.
-
-Parameters are checked on the driver by running the engine on an empty frame of the
-input's schema (no Spark job), so a bad parameter fails before any work starts.
+``applyInPandas`` call of the pandas engine (:func:`streamwindows.count_window_aggregate`).
+Built-in aggregates are better computed by the ``count_window_aggregate`` SQL macro; this
+layer exists for user-defined aggregates (plain Python functions over a window's events,
+clipped lifetimes included), which SQL cannot express.
 """
 
 from __future__ import annotations
@@ -19,11 +15,7 @@ from typing import Any
 import pandas as pd
 
 from streamwindows.count_window import count_window_aggregate
-from streamwindows.spark.field_dimension import _PANDAS_TYPES, _quote, _spark_type_for
-
-# The engine's emit_seq orders windows across groups; each applyInPandas call sees one
-# group, so it is dropped here (order by point_at and the group columns instead).
-_PER_GROUP_ONLY = ("emit_seq",)
+from streamwindows.spark.per_group import apply_per_group
 
 
 def count_window_aggregate_spark(
@@ -40,38 +32,14 @@ def count_window_aggregate_spark(
     model: str | None = None,
 ):
     """Count windows over a Spark DataFrame: the output of
-    :func:`streamwindows.count_window_aggregate` for every group, as a DataFrame with the
-    group columns, point_at, window_start, window_end, event_count, is_final, the built-in
-    aggregates and the user aggregates (``user_aggregate_types`` gives their Spark types,
-    default double)."""
-    from streamwindows.spark.shipping import ship_package
-
+    :func:`streamwindows.count_window_aggregate` for every group (without emit_seq), with
+    the group columns, point_at, window_start, window_end, event_count, is_final, the
+    built-in aggregates and the user aggregates (``user_aggregate_types`` gives their
+    Spark types, default double)."""
     groups = [group_by] if isinstance(group_by, str) else list(group_by or [])
-    user_types = dict(user_aggregate_types or {})
     options = dict(time=time, n=n, aggregates=aggregates, end=end, group_by=groups or None, arrival=arrival,
                    user_aggregates=user_aggregates, model=model)
-    empty = pd.DataFrame({f.name: pd.Series(dtype=_PANDAS_TYPES.get(f.dataType.simpleString(), "object"))
-                          for f in df.schema.fields})
-    probe = count_window_aggregate(empty, **options)  # validates; raises before any Spark job
-    fields = []
-    for column in probe.columns:
-        if column in _PER_GROUP_ONLY:
-            continue
-        if column in (user_aggregates or {}):
-            spark_type = user_types.get(column, "double")
-        elif column in groups or column in (time,):
-            spark_type = df.schema[column].dataType.simpleString()
-        elif column in ("point_at", "window_start", "window_end"):
-            spark_type = df.schema[time].dataType.simpleString()
-        else:
-            spark_type = _spark_type_for(probe[column].dtype)
-        fields.append(f"{_quote(column)} {spark_type}")
-    schema = ", ".join(fields)
-    names = [c for c in probe.columns if c not in _PER_GROUP_ONLY]
-
-    def windows(events: pd.DataFrame) -> pd.DataFrame:
-        return count_window_aggregate(events, **options)[names]
-
-    ship_package(df.sparkSession)
-    grouped = df.groupBy(*groups) if groups else df.groupBy()
-    return grouped.applyInPandas(windows, schema=schema)
+    declared = {name: (user_aggregate_types or {}).get(name, "double") for name in (user_aggregates or {})}
+    return apply_per_group(df, count_window_aggregate, options, group_by=groups,
+                           time_columns=("point_at", "window_start", "window_end"), time_source=time,
+                           declared_types=declared)

@@ -1,0 +1,6 @@
+select
+    seq,
+    valid_from,
+    valid_to,
+    price
+from {{ ref('validity_events') }}

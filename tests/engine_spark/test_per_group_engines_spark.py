@@ -1,0 +1,69 @@
+"""Count windows and interval semantics on Spark (one applyInPandas call per group) give
+the pandas engine's rows, whatever the number of partitions; parameters are checked on
+the driver before any Spark job."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from streamwindows import InvalidParameterError, count_window_aggregate, interval_aggregate, time_weighted_average
+from streamwindows.spark import count_window_aggregate_spark, interval_aggregate_spark
+from tests.engine.reference_field_dimension import rows
+
+SCHEMA = "seq long, g string, t0 long, t1 long, v double"
+
+
+@st.composite
+def events(draw):
+    """Per group: starts that never decrease in arrival order, lifetimes 1..6."""
+    data, clocks = [], {}
+    for seq in range(1, draw(st.integers(1, 30)) + 1):
+        g = draw(st.sampled_from(["a", "b", "c"]))
+        clocks[g] = clocks.get(g, 0) + draw(st.sampled_from([0, 1, 2, 4]))
+        data.append((seq, g, clocks[g], clocks[g] + draw(st.integers(1, 6)),
+                     draw(st.one_of(st.none(), st.floats(-9, 9).map(lambda v: round(v, 3))))))
+    return pd.DataFrame(data, columns=["seq", "g", "t0", "t1", "v"]).astype({"v": "float64"})
+
+
+def same_rows(actual: pd.DataFrame, expected: pd.DataFrame, key: list[str]):
+    columns = [c for c in expected.columns if c != "emit_seq"]
+    order = lambda frame: frame[columns].sort_values(key, ignore_index=True)  # noqa: E731
+    got, want = rows(order(actual)), rows(order(expected))
+    assert len(got) == len(want)
+    for a, b in zip(got, want, strict=True):
+        assert a == pytest.approx(b, nan_ok=True), (a, b)
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@given(frame=events(), n=st.integers(1, 3))
+def test_count_window_on_spark_equals_pandas(spark, frame, n):
+    options = dict(time="t0", end="t1", n=n, group_by="g", arrival="seq", aggregates={"s": "sum(v)", "k": "count(*)"},
+                   user_aggregates={"twa": time_weighted_average("v")})
+    spark.conf.set("spark.sql.shuffle.partitions", "3")
+    actual = count_window_aggregate_spark(spark.createDataFrame(frame, SCHEMA), **options).toPandas()
+    spark.conf.set("spark.sql.shuffle.partitions", "8")
+    same_rows(actual, count_window_aggregate(frame, **options), ["g", "point_at"])
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@given(frame=events(), drain=st.booleans())
+def test_interval_semantics_on_spark_equals_pandas(spark, frame, drain):
+    options = dict(start="t0", end="t1", group_by="g", arrival="seq", drain=drain,
+                   aggregates={"n": "count(*)", "s": "sum(v)", "hi": "max(v)"})
+    actual = interval_aggregate_spark(spark.createDataFrame(frame, SCHEMA), **options).toPandas()
+    same_rows(actual, interval_aggregate(frame, **options), ["g", "window_start"])
+
+
+def test_dump_at_value_count_is_refused_on_spark(spark):
+    frame = spark.createDataFrame(pd.DataFrame({"seq": [1], "g": ["a"], "t0": [0], "t1": [1], "v": [1.0]}), SCHEMA)
+    with pytest.raises(InvalidParameterError, match="`dump_at_value_count` must be None on Spark"):
+        interval_aggregate_spark(frame, start="t0", end="t1", aggregates={"n": "count(*)"}, dump_at_value_count=2)
+
+
+def test_invalid_parameter_fails_on_the_driver(spark):
+    frame = spark.createDataFrame(pd.DataFrame({"seq": [1], "g": ["a"], "t0": [0], "t1": [1], "v": [1.0]}), SCHEMA)
+    with pytest.raises(InvalidParameterError, match="`n` must be an integer >= 1"):
+        count_window_aggregate_spark(frame, time="t0", n=0, aggregates={"k": "count(*)"})
