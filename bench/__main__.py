@@ -10,13 +10,15 @@ from pathlib import Path
 from bench import (
     fenl_windows,
     harness,  # noqa: F401  (sets the environment before Spark starts)
+    odysseus_intervals,
     sqlstream_ranges,
     streambase_field_dimension,
     streaminsight_count_windows,
 )
 
 BENCHMARKS = {"sqlstream": sqlstream_ranges, "streambase": streambase_field_dimension, "fenl": fenl_windows,
-              "streaminsight": streaminsight_count_windows}
+              "streaminsight": streaminsight_count_windows,
+              "odysseus": odysseus_intervals}
 
 
 def main(names: list[str]) -> int:
