@@ -36,7 +36,8 @@
   {%- elif f in ('nest', 'distinctnest') -%}
     {{ return([['items', 'array_sort(collect_list(' ~ _sw_items_expr(x, arrival) ~ '))']]) }}
   {%- elif f == 'median' -%}
-    {{ return([['values', 'collect_list(' ~ x ~ ')']]) }}
+    {#- Sorted: the state is then the same whatever order the partitions arrive in. #}
+    {{ return([['values', 'array_sort(collect_list(' ~ x ~ '))']]) }}
   {%- elif f == 'rate' -%}
     {{ return([['count', 'count(' ~ x ~ ')'], ['window_from', 'min(' ~ pane.window_from ~ ')'], ['window_to', 'max(' ~ pane.window_to ~ ')']]) }}
   {%- elif f == 'completeness' -%}
