@@ -22,14 +22,9 @@
   {{- _sw_require_arrival(agg, arrival) -}}
   {%- set f = agg.function -%}
   {%- set y = _sw_second_input(agg) -%}
-  {%- if f in ('min', 'max', 'sum', 'count') -%}
-    {{ return([[f, f ~ '(' ~ x ~ ')']]) }}
-  {%- elif f == 'avg' -%}
-    {{ return([['sum', 'sum(' ~ x ~ ')'], ['count', 'count(' ~ x ~ ')']]) }}
-  {%- elif f == 'first' -%}
-    {{ return([['value', 'min_by(' ~ x ~ ', ' ~ arrival ~ ')'], ['arrival', 'min(' ~ arrival ~ ')']]) }}
-  {%- elif f == 'last' -%}
-    {{ return([['value', 'max_by(' ~ x ~ ', ' ~ arrival ~ ')'], ['arrival', 'max(' ~ arrival ~ ')']]) }}
+  {%- if f in ('min', 'max', 'sum', 'count', 'avg', 'first', 'last') -%}
+    {#- The same parts as the ties='arrival' split of a window. -#}
+    {{ return(_sw_window_parts(agg, x, arrival)) }}
   {%- elif f == 'nth' -%}
     {#- Only the pane's first n items can be the merged n-th. -#}
     {{ return([['items', 'slice(array_sort(collect_list(' ~ _sw_items_expr(x, arrival) ~ ')), 1, ' ~ agg.n ~ ')']]) }}

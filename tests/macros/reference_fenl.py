@@ -7,31 +7,17 @@ import datetime as dt
 from collections import defaultdict
 from zoneinfo import ZoneInfo
 
+from tests.engine.reference_field_dimension import aggregate as reference_aggregate
+
 UTC = dt.UTC
 
 
 def aggregate(function: str, values: list, *, rows: int | None = None):
-    """One aggregate over a window's values, in time-then-arrival order."""
-    present = [v for v in values if v is not None]
+    """One aggregate over a window's values, in time-then-arrival order (the engine
+    tests' reference, over the values as rows of one column)."""
     if function == "count_rows":
         return len(values) if rows is None else rows
-    if function == "count":
-        return len(present)
-    if function == "first":
-        return values[0] if values else None
-    if function == "last":
-        return values[-1] if values else None
-    if not present:
-        return None
-    if function == "sum":
-        return sum(present)
-    if function == "avg":
-        return sum(present) / len(present)
-    if function == "min":
-        return min(present)
-    if function == "max":
-        return max(present)
-    raise ValueError(function)
+    return reference_aggregate(function, "v", [{"v": v} for v in values])
 
 
 def _by_entity(stream):
