@@ -11,6 +11,7 @@ from bench import (
     fenl_windows,
     harness,  # noqa: F401  (sets the environment before Spark starts)
     odysseus_intervals,
+    odysseus_panes,
     sqlstream_ranges,
     streambase_field_dimension,
     streaminsight_count_windows,
@@ -18,7 +19,7 @@ from bench import (
 
 BENCHMARKS = {"sqlstream": sqlstream_ranges, "streambase": streambase_field_dimension, "fenl": fenl_windows,
               "streaminsight": streaminsight_count_windows,
-              "odysseus": odysseus_intervals}
+              "odysseus": odysseus_intervals, "panes": odysseus_panes}
 
 
 def main(names: list[str]) -> int:

@@ -152,10 +152,9 @@
       since(p)   - the same, per entity and window number, where a row's window number
                    counts the rows with p true strictly before it (so the row with p
                    true still closes the old window);
-      sliding    - RANGE n-1 PRECEDING over the running count of rows with p true:
-                   every row sees exactly the rows with p true whose count lies in
-                   (count - n, count], i.e. the n most recent; rows with p false only
-                   contribute NULL, and the result is NULL until n such rows exist. -#}
+      sliding    - ROWS n-1 PRECEDING over the entity's rows with p true (ordered
+                   first), NULL until n such rows exist; each row with p false then
+                   carries the latest such row's results forward. -#}
   {%- set order_by = time_column ~ ', ' ~ arrival_order -%}
   {%- set partition = 'partition by ' ~ entities | join(', ') -%}
   {%- set running = partition ~ ' order by ' ~ order_by ~ ' rows between unbounded preceding and current row' -%}
@@ -182,28 +181,37 @@
     {%- endfor -%}
     {%- set staged = 'select _sw_prepared.*, ' ~ first | join(', ') ~ ' from (' ~ prepared ~ ') as _sw_prepared' -%}
   {%- else -%}
-    {%- do helpers.extend(['_sw_is_counted', '_sw_counted_rank', '_sw_counted_rows']) -%}
-    {%- set prepared = 'select *, count(case when _sw_is_counted then 1 end) over (' ~ running ~ ') as _sw_counted_rank from (select *, coalesce('
-        ~ spec.predicate ~ ', false) as _sw_is_counted from ' ~ source ~ ' as _sw_input) as _sw_flagged' -%}
-    {%- set over = '(' ~ partition ~ ' order by _sw_counted_rank range between ' ~ (spec.n - 1) ~ ' preceding and current row)' -%}
-    {%- set raw = ['count(case when _sw_is_counted then 1 end) over ' ~ over ~ ' as _sw_counted_rows'] -%}
-    {%- set order_key = 'case when _sw_is_counted then struct(' ~ order_by ~ ') end' -%}
+    {%- do helpers.extend(['_sw_is_counted', '_sw_counted_rank', '_sw_counted_cell']) -%}
+    {#- Ordering each entity's counted rows first (then by time and arrival) makes the
+        plain ROWS frame n-1 PRECEDING of a counted row hold exactly the n most recent
+        counted rows; the other rows' frames are never read. Both windows share the
+        entity partitioning, so Spark shuffles once and only re-sorts in place. -#}
+    {%- set counted_first = partition ~ ' order by _sw_is_counted desc, ' ~ order_by -%}
+    {%- set over = '(' ~ counted_first ~ ' rows between ' ~ (spec.n - 1) ~ ' preceding and current row)' -%}
+    {%- set raw = ['row_number() over (' ~ counted_first ~ ') as _sw_counted_rank'] -%}
+    {%- set cell_fields = [] -%}
     {%- for p in pipelines -%}
       {%- set agg = p.stages[0] -%}
-      {%- set x = 'case when _sw_is_counted then ' ~ ('1' if agg.column == '*' else agg.column) ~ ' end' -%}
       {%- if agg.function == 'first' -%}
-        {%- set expr = 'min_by(' ~ agg.column ~ ', ' ~ order_key ~ ')' -%}
+        {%- set expr = 'first_value(' ~ agg.column ~ ') over ' ~ over -%}
       {%- elif agg.function == 'last' -%}
-        {%- set expr = 'max_by(' ~ agg.column ~ ', ' ~ order_key ~ ')' -%}
+        {%- set expr = agg.column -%}
       {%- else -%}
-        {%- set expr = _sw_single_window_expr(agg, x, none, false) -%}
+        {%- set expr = _sw_single_window_expr(agg, '1' if agg.column == '*' else agg.column, none, false) ~ ' over ' ~ over -%}
       {%- endif -%}
-      {%- do raw.append(expr ~ ' over ' ~ over ~ ' as _sw_' ~ p.name ~ '_raw') -%}
-      {%- do first.append('case when _sw_counted_rows >= ' ~ spec.n ~ ' then _sw_' ~ p.name ~ '_raw end as _sw_' ~ p.name ~ '_1') -%}
+      {%- do raw.append(expr ~ ' as _sw_' ~ p.name ~ '_raw') -%}
+      {%- do cell_fields.append("'" ~ p.name ~ "', case when _sw_counted_rank >= " ~ spec.n ~ ' then _sw_' ~ p.name ~ '_raw end') -%}
+      {%- do first.append('_sw_counted_cell.' ~ p.name ~ ' as _sw_' ~ p.name ~ '_1') -%}
       {%- do helpers.append('_sw_' ~ p.name ~ '_raw') -%}
     {%- endfor -%}
-    {%- set staged = 'select _sw_windowed.*, ' ~ first | join(', ') ~ ' from (select _sw_prepared.*, ' ~ raw | join(', ')
-        ~ ' from (' ~ prepared ~ ') as _sw_prepared) as _sw_windowed' -%}
+    {#- A row whose predicate is false repeats the latest counted row's results: the
+        results travel as one struct, which is non-NULL even when its fields are NULL,
+        so `ignore nulls` skips exactly the rows that are not counted. -#}
+    {%- set prepared = 'select *, coalesce(' ~ spec.predicate ~ ', false) as _sw_is_counted from ' ~ source ~ ' as _sw_input' -%}
+    {%- set windowed = 'select _sw_prepared.*, ' ~ raw | join(', ') ~ ' from (' ~ prepared ~ ') as _sw_prepared' -%}
+    {%- set carried = 'select _sw_windowed.*, last_value(case when _sw_is_counted then named_struct(' ~ cell_fields | join(', ')
+        ~ ') end, true) over (' ~ running ~ ') as _sw_counted_cell from (' ~ windowed ~ ') as _sw_windowed' -%}
+    {%- set staged = 'select _sw_carried.*, ' ~ first | join(', ') ~ ' from (' ~ carried ~ ') as _sw_carried' -%}
   {%- endif -%}
   {%- set internal = _sw_fenl_internal_columns(pipelines, helpers) -%}
 select
@@ -255,10 +263,10 @@ from ({{ _sw_fenl_later_stages(pipelines, staged, order_by, entities, none) }}) 
       event to the one holding the newest (those that begin at or before the newest
       event and end after the oldest), empty ones included. The events are grouped per
       entity and period once; each entity's filled periods are then gathered (one row
-      per entity), the span is taken over those rows, and the periods of the span an
-      entity lacks are added as empty cells. (A grid of entities x periods joined back
-      to the grouped rows makes Spark scan and group the input two or three times: it
-      pushes the span's min/max and the distinct entities down to the scan.) -#}
+      per entity), and the periods of the span an entity lacks are added as empty cells.
+      (A grid of entities x periods joined back to the grouped rows makes Spark scan
+      and group the input two or three times: it pushes the span's min/max and the
+      distinct entities down to the scan.) -#}
   {%- set bounds = _sw_fenl_period_sql(period, time_zone) -%}
   {%- set entity_sql = entities | join(', ') -%}
   {%- set order_key = 'struct(' ~ time_column ~ (', ' ~ arrival_order if arrival_order else '') ~ ')' -%}
@@ -293,13 +301,14 @@ from (
             )
         ))
     from (
-        {#- The span's window gathers the entities into one task: spread them out again
-            before the cells are generated. #}
-        select /*+ REPARTITION */
-            *,
-            min(_sw_entity_first_period) over () as _sw_first_period,
-            max(_sw_entity_last_period) over () as _sw_last_period
-        from _sw_by_entity
+        {#- The span is a scalar subquery over the events' period keys (a second scan of
+            the time column only): a window over () would gather every entity's cells
+            into one task. #}
+        select *, _sw_span._sw_first_period, _sw_span._sw_last_period
+        from (
+            select *, (select named_struct('_sw_first_period', min(_sw_period), '_sw_last_period', max(_sw_period)) from _sw_events) as _sw_span
+            from _sw_by_entity
+        ) as _sw_with_span
     ) as _sw_spanned
 ) as _sw_cells
   {%- endset -%}
@@ -317,9 +326,7 @@ _sw_by_period as (
 _sw_by_entity as (
     select
         {{ entity_sql }},
-        collect_list(named_struct('_sw_period', _sw_period, '_sw_cell', struct({{ cell_fields | join(', ') }}))) as _sw_filled,
-        min(_sw_period) as _sw_entity_first_period,
-        max(_sw_period) as _sw_entity_last_period
+        collect_list(named_struct('_sw_period', _sw_period, '_sw_cell', struct({{ cell_fields | join(', ') }}))) as _sw_filled
     from _sw_by_period
     group by {{ entity_sql }}
 )

@@ -1,5 +1,5 @@
-{% macro merge_partial_aggregates(relation, group_by, aggregates) %}
-  {{ return(adapter.dispatch('merge_partial_aggregates', 'stream_windows')(relation, group_by, aggregates)) }}
+{% macro merge_partial_aggregates(relation, group_by, aggregates, window=none) %}
+  {{ return(adapter.dispatch('merge_partial_aggregates', 'stream_windows')(relation, group_by, aggregates, window)) }}
 {% endmacro %}
 
 {#- Odysseus' AGGREGATE over partial aggregates (the PRE_AGG -> AGG pipeline): merges
@@ -7,8 +7,15 @@
     per group with the final values, equal to the direct computation over the rows
     those panes hold (exactly for the exact functions; floating-point sums and
     (co-)moments up to rounding; the sketches within their error bounds).
-    `aggregates` is the mapping given to partial_aggregate (or a subset of it). -#}
-{% macro default__merge_partial_aggregates(relation, group_by, aggregates) %}
+    `aggregates` is the mapping given to partial_aggregate (or a subset of it).
+
+    `window` {'size': s, 'advance': a} merges time panes into hopping windows
+    instead (the panes technique): one row per group and window [window_start,
+    window_end) holding at least one pane, window starts on multiples of a (the
+    epoch for timestamps), as Spark's window(ts, s, a) groups. Each pane state row is
+    copied into the size/advance windows it lies in, so the copies are of panes, not
+    of input rows. The panes' size must divide both s and a (checked on every row). -#}
+{% macro default__merge_partial_aggregates(relation, group_by, aggregates, window) %}
   {%- set macro_name = 'merge_partial_aggregates' -%}
   {%- if relation is none -%}{{ _sw_fail(macro_name, 'relation', 'a relation made by partial_aggregate (ref or CTE name)', relation) }}{%- endif -%}
   {%- set groups = _sw_as_list(macro_name, 'group_by', group_by) -%}
@@ -20,17 +27,70 @@
     {%- for state in _sw_partial_state_names(agg) -%}{%- do wanted.append(("aggregates['" ~ agg.name ~ "']", state)) -%}{%- endfor -%}
   {%- endfor -%}
   {{- _sw_check_columns_exist(macro_name, relation, wanted) -}}
-  {%- set over_group = '(partition by ' ~ groups | join(', ') ~ ')' if groups else '()' -%}
+  {%- set windowing = _sw_merge_windowing(macro_name, relation, groups, window) -%}
+  {%- set keys = groups + windowing['keys'] -%}
+  {%- set over_group = '(partition by ' ~ keys | join(', ') ~ ')' if keys else '()' -%}
   {%- set helpers = [] -%}
   {%- set finals = [] -%}
   {%- for agg in aggs -%}
-    {%- for helper, sql in _sw_partial_merge_helpers(agg, over_group) -%}{%- do helpers.append(sql ~ ' as ' ~ helper) -%}{%- endfor -%}
+    {%- if agg.function == 'rate' and windowing.duration is not none -%}
+      {#- A hopping window's RATE divides by the window's length, not its panes' span. -#}
+      {%- do helpers.append(windowing.duration ~ ' as _sw_' ~ agg.name ~ '__span') -%}
+    {%- else -%}
+      {%- for helper, sql in _sw_partial_merge_helpers(agg, over_group) -%}{%- do helpers.append(sql ~ ' as ' ~ helper) -%}{%- endfor -%}
+    {%- endif -%}
     {%- do finals.append(_sw_partial_merge_expr(agg) ~ ' as ' ~ agg.name) -%}
   {%- endfor -%}
 select
-    {{ (groups + finals) | join(',\n    ') }}
-from (select *{{ (', ' ~ helpers | join(', ')) if helpers else '' }} from {{ relation }} as _sw_states) as _sw_centered
-{%- if groups %}
-group by {{ groups | join(', ') }}
+    {{ (groups + windowing.outputs + finals) | join(',\n    ') }}
+from (select *{{ (', ' ~ helpers | join(', ')) if helpers else '' }} from {{ windowing.relation }} as _sw_states) as _sw_centered
+{%- if keys %}
+group by {{ keys | join(', ') }}
 {%- endif %}
+{% endmacro %}
+
+{% macro _sw_merge_windowing(macro_name, relation, groups, window) %}
+  {#- {'relation': the state rows (copied per hopping window), 'keys': extra GROUP BY
+      columns, 'outputs': extra output columns, 'duration': a window's length in RATE
+      units or none}. -#}
+  {%- if window is none -%}
+    {{ return({'relation': relation, 'keys': [], 'outputs': [], 'duration': none}) }}
+  {%- endif -%}
+  {%- set rule = "{'size': <interval or number>, 'advance': <interval or number>} with 0 < advance <= size, both intervals (time panes) or both whole numbers (numeric panes)" -%}
+  {%- if window is not mapping or window.keys() | list | sort != ['advance', 'size'] -%}
+    {{ _sw_fail(macro_name, 'window', rule, window) }}
+  {%- endif -%}
+  {%- set size = _sw_parse_range(macro_name, "window['size']", window.size) -%}
+  {%- set advance = _sw_parse_range(macro_name, "window['advance']", window.advance) -%}
+  {%- if size.kind != advance.kind or advance.size <= 0 or advance.size > size.size
+         or (size.kind == 'number' and (size.size != (size.size | int) or advance.size != (advance.size | int))) -%}
+    {{ _sw_fail(macro_name, 'window', rule, window) }}
+  {%- endif -%}
+  {{- _sw_check_columns_exist(macro_name, relation, [('window (the pane bounds partial_aggregate outputs for a time pane)', 'pane_start'),
+                                                      ('window (the pane bounds partial_aggregate outputs for a time pane)', 'pane_end')]) -}}
+  {%- set s = size.size | int -%}
+  {%- set a = advance.size | int -%}
+  {%- if size.kind == 'interval' -%}
+    {%- set start = 'unix_micros(pane_start)' -%}
+    {%- set length = '(unix_micros(pane_end) - unix_micros(pane_start))' -%}
+    {%- set outputs = ['timestamp_micros(_sw_window_start) as window_start', 'timestamp_micros(_sw_window_start + ' ~ s ~ ') as window_end'] -%}
+    {%- set duration = (s / 1000000) ~ 'D' -%}
+  {%- else -%}
+    {%- set start = 'pane_start' -%}
+    {%- set length = '(pane_end - pane_start)' -%}
+    {%- set outputs = ['_sw_window_start as window_start', '_sw_window_start + ' ~ s ~ ' as window_end'] -%}
+    {%- set duration = s ~ 'D' -%}
+  {%- endif -%}
+  {%- set model_name = model.name if model is defined and model is not none and model.name is defined else 'unknown model' -%}
+  {%- set where = ["'pane_start ', cast(pane_start as string)"] -%}
+  {%- for column in groups -%}{%- do where.append("', " ~ column ~ " ', coalesce(cast(" ~ column ~ " as string), 'NULL')") -%}{%- endfor -%}
+  {%- set message = "concat('" ~ macro_name ~ "() in model " ~ model_name ~ ": a pane of length ', cast(" ~ length
+      ~ " as string), ' does not divide the window size " ~ s ~ " and advance " ~ a ~ " (" ~ ('microseconds' if size.kind == 'interval' else 'units')
+      ~ "), at ', " ~ where | join(', ') ~ ")" -%}
+  {#- The first window holding the pane starts at the first multiple of the advance at
+      or after (pane end - size); the last at the last multiple at or before its start. -#}
+  {%- set first = '(' ~ start ~ ' + ' ~ length ~ ' - ' ~ s ~ ')' -%}
+  {%- set copies = 'explode(sequence(cast(' ~ first ~ ' + pmod(-' ~ first ~ ', ' ~ a ~ ') as bigint), cast(' ~ start ~ ' - pmod(' ~ start ~ ', ' ~ a ~ ') as bigint), ' ~ a ~ '))' -%}
+  {{ return({'relation': '(select *, ' ~ copies ~ ' as _sw_window_start from (select * from ' ~ relation ~ ' where case when ' ~ length ~ ' > 0 and pmod(' ~ s ~ ', ' ~ length ~ ') = 0 and pmod(' ~ a ~ ', ' ~ length ~ ') = 0 then true else raise_error(' ~ message ~ ') end) as _sw_checked)',
+             'keys': ['_sw_window_start'], 'outputs': outputs, 'duration': duration}) }}
 {% endmacro %}

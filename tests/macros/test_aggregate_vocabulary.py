@@ -173,6 +173,19 @@ ERROR_CASES = [
         "merge_partial_aggregates(): `aggregates['q']` must be a column of stream_windows.auction_bid_partials (",
         id="merge of a state the partials lack",
     ),
+    pytest.param(
+        f"{{{{ merge_partial_aggregates({PARTIALS}, group_by=['bidder'], aggregates={{'m': 'max(price)'}}, "
+        "window={'size': '1 hour', 'advance': '2 hours'}) }}",
+        "merge_partial_aggregates(): `window` must be {'size': <interval or number>, 'advance': <interval or number>} "
+        "with 0 < advance <= size, both intervals (time panes) or both whole numbers (numeric panes); got",
+        id="merge into windows advancing by more than their size",
+    ),
+    pytest.param(
+        f"{{{{ merge_partial_aggregates({PARTIALS}, group_by=['bidder'], aggregates={{'m': 'max(price)'}}, "
+        "window={'size': 3, 'advance': '1 hour'}) }}",
+        "merge_partial_aggregates(): `window` must be {'size': <interval or number>",
+        id="merge into windows of a number and an interval",
+    ),
 ]
 
 
@@ -462,3 +475,72 @@ def test_sketches_stay_within_their_error_bounds(spark):
     ).collect()[0]
     assert row["distinct_v"] == pytest.approx(exact["distinct_v"], rel=3 * 0.016)
     assert exact["rank_of_median"] == pytest.approx(0.5, abs=3 * 0.017)
+
+
+# --------------------------------------------------------------------------------------
+# Partial aggregates merged into hopping windows (the panes technique)
+
+
+def windowed_merge_call(aggregates: dict[str, str], size, advance) -> str:
+    return (f"{{{{ merge_partial_aggregates('sw_partials', group_by=['p'], aggregates={as_sql(aggregates)}, "
+            f"window={{'size': {size!r}, 'advance': {advance!r}}}) }}}}")
+
+
+@pytest.mark.parametrize(("pane", "size", "advance"), [(2, 6, 2), (1, 3, 3), (2, 4, 4)],
+                         ids=["hopping 6 by 2 over panes of 2", "tumbling 3 over panes of 1", "tumbling 4 over panes of 2"])
+def test_panes_merged_into_hopping_windows_equal_each_window_directly(spark, pane, size, advance):
+    """Every function (RATE over the window's length): each window [w, w + size), w a
+    multiple of advance holding at least one row, equals the engine's kernels over the
+    rows whose t lies in it."""
+    aggregates = {**PARTIAL_AGGREGATES, "rate_n": "rate(*)"}
+    partial_sql = compiled(f"{{{{ partial_aggregate('sw_input', group_by=['p'], pane={{'time_column': 't', 'size': {pane}}}, "
+                           f"arrival_order='seq', aggregates={as_sql(aggregates)}) }}}}")
+    merge_sql = compiled(windowed_merge_call(aggregates, size, advance))
+
+    @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(stream=streams())
+    def check(stream):
+        run_sql(spark, "select 1", stream)
+        spark.sql(partial_sql).createOrReplaceTempView("sw_partials")
+        got = {(r["p"], r["window_start"]): r.asDict() for r in spark.sql(merge_sql).collect()}
+        expected_keys = set()
+        for r in stream:
+            first = -(-(r["t"] - size + 1) // advance) * advance
+            expected_keys |= {(r["p"], w) for w in range(first, r["t"] + 1, advance)}
+        assert sorted(got) == sorted(expected_keys)
+        for (group, start), row in got.items():
+            assert row["window_end"] == start + size
+            part = [r for r in stream if r["p"] == group and start <= r["t"] < start + size]
+            expected = engine_values(aggregates, frame_of(part), [0], [len(part)], duration=float(size))
+            for name in aggregates:
+                assert same(row[name], expected[name][0]), (group, start, name, row[name], expected[name][0])
+
+    check()
+
+
+def test_hourly_panes_merged_into_3_hour_windows_equal_spark_window(spark):
+    """Timestamp panes: the windows and values of Spark's window(ts, '3 hours', '1 hour')."""
+    spark.sql(
+        "create or replace temp view sw_input as select id as seq, cast(id % 7 as string) as p, "
+        "timestamp_seconds(1700000000 + id * 797) as ts, cast(pmod(id * 7919, 1000) as bigint) as v from range(3000)"
+    )
+    aggregates = {"sum_v": "sum(v)", "avg_v": "avg(v)", "max_v": "max(v)", "rows_n": "count(*)"}
+    partial_sql = compiled(f"{{{{ partial_aggregate('sw_input', group_by=['p'], pane={{'time_column': 'ts', 'size': '1 hour'}}, "
+                           f"aggregates={as_sql(aggregates)}) }}}}")
+    spark.sql(partial_sql).createOrReplaceTempView("sw_partials")
+    merged = spark.sql(compiled(windowed_merge_call(aggregates, "3 hours", "1 hour")))
+    direct = spark.sql(
+        "select p, window.start as window_start, window.end as window_end, sum(v) as sum_v, avg(v) as avg_v, "
+        "max(v) as max_v, count(*) as rows_n from sw_input group by p, window(ts, '3 hours', '1 hour')"
+    )
+    assert direct.count() > 3000 / 5
+    assert sorted(map(tuple, merged.collect())) == sorted(map(tuple, direct.collect()))
+
+
+def test_a_pane_that_does_not_divide_the_window_fails_naming_it(spark):
+    run_sql(spark, "select 1", [{"seq": 1, "t": 5, "p": "a", "v": 1, "w": None, "s": None}])
+    spark.sql(compiled("{{ partial_aggregate('sw_input', group_by=['p'], pane={'time_column': 't', 'size': 4}, "
+                       "aggregates={'n': 'count(*)'}) }}")).createOrReplaceTempView("sw_partials")
+    with pytest.raises(Exception, match=r"a pane of length 4 does not divide the window size 6 and advance 2 "
+                                        r"\(units\), at pane_start 4, p a"):
+        spark.sql(compiled(windowed_merge_call({"n": "count(*)"}, 6, 2))).collect()
