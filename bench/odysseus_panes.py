@@ -17,7 +17,8 @@ from bench.harness import compile_inline, time_query
 ROWS = 10_000_000
 GROUPS = 1_000
 GOAL = 0.5
-AGGREGATES = "{'amount_sum': 'sum(amount)', 'amount_avg': 'avg(amount)', 'amount_max': 'max(amount)', 'events': 'count(*)'}"
+AGGREGATES = ("{'amount_sum': 'sum(amount)', 'amount_avg': 'avg(amount)', 'amount_max': 'max(amount)', "
+              "'events': 'count(*)'}")
 
 
 def run(spark) -> list[dict]:

@@ -487,14 +487,16 @@ def windowed_merge_call(aggregates: dict[str, str], size, advance) -> str:
 
 
 @pytest.mark.parametrize(("pane", "size", "advance"), [(2, 6, 2), (1, 3, 3), (2, 4, 4)],
-                         ids=["hopping 6 by 2 over panes of 2", "tumbling 3 over panes of 1", "tumbling 4 over panes of 2"])
+                         ids=["hopping 6 by 2 over panes of 2", "tumbling 3 over panes of 1",
+                              "tumbling 4 over panes of 2"])
 def test_panes_merged_into_hopping_windows_equal_each_window_directly(spark, pane, size, advance):
     """Every function (RATE over the window's length): each window [w, w + size), w a
     multiple of advance holding at least one row, equals the engine's kernels over the
     rows whose t lies in it."""
     aggregates = {**PARTIAL_AGGREGATES, "rate_n": "rate(*)"}
-    partial_sql = compiled(f"{{{{ partial_aggregate('sw_input', group_by=['p'], pane={{'time_column': 't', 'size': {pane}}}, "
-                           f"arrival_order='seq', aggregates={as_sql(aggregates)}) }}}}")
+    partial_sql = compiled(f"{{{{ partial_aggregate('sw_input', group_by=['p'], "
+                           f"pane={{'time_column': 't', 'size': {pane}}}, arrival_order='seq', "
+                           f"aggregates={as_sql(aggregates)}) }}}}")
     merge_sql = compiled(windowed_merge_call(aggregates, size, advance))
 
     @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
@@ -525,8 +527,8 @@ def test_hourly_panes_merged_into_3_hour_windows_equal_spark_window(spark):
         "timestamp_seconds(1700000000 + id * 797) as ts, cast(pmod(id * 7919, 1000) as bigint) as v from range(3000)"
     )
     aggregates = {"sum_v": "sum(v)", "avg_v": "avg(v)", "max_v": "max(v)", "rows_n": "count(*)"}
-    partial_sql = compiled(f"{{{{ partial_aggregate('sw_input', group_by=['p'], pane={{'time_column': 'ts', 'size': '1 hour'}}, "
-                           f"aggregates={as_sql(aggregates)}) }}}}")
+    partial_sql = compiled(f"{{{{ partial_aggregate('sw_input', group_by=['p'], "
+                           f"pane={{'time_column': 'ts', 'size': '1 hour'}}, aggregates={as_sql(aggregates)}) }}}}")
     spark.sql(partial_sql).createOrReplaceTempView("sw_partials")
     merged = spark.sql(compiled(windowed_merge_call(aggregates, "3 hours", "1 hour")))
     direct = spark.sql(
