@@ -1,6 +1,7 @@
-"""Count windows and interval semantics on Spark (one applyInPandas call per group) give
-the pandas engine's rows, whatever the number of partitions; parameters are checked on
-the driver before any Spark job."""
+"""Count windows and interval semantics on Spark (whole groups, many per engine call) give
+the pandas engine's rows, whatever the number of partitions and however the calls are
+cut; NULL group keys are a group; parameters are checked on the driver before any Spark
+job."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 
 from streamwindows import InvalidParameterError, count_window_aggregate, interval_aggregate, time_weighted_average
 from streamwindows.spark import count_window_aggregate_spark, interval_aggregate_spark
+from streamwindows.spark.per_group import apply_per_group
 from tests.engine.reference_field_dimension import rows
 
 SCHEMA = "seq long, g string, t0 long, t1 long, v double"
@@ -21,7 +23,7 @@ def events(draw):
     """Per group: starts that never decrease in arrival order, lifetimes 1..6."""
     data, clocks = [], {}
     for seq in range(1, draw(st.integers(1, 30)) + 1):
-        g = draw(st.sampled_from(["a", "b", "c"]))
+        g = draw(st.sampled_from(["a", "b", "c", None]))
         clocks[g] = clocks.get(g, 0) + draw(st.sampled_from([0, 1, 2, 4]))
         data.append((seq, g, clocks[g], clocks[g] + draw(st.integers(1, 6)),
                      draw(st.one_of(st.none(), st.floats(-9, 9).map(lambda v: round(v, 3))))))
@@ -54,6 +56,23 @@ def test_interval_semantics_on_spark_equals_pandas(spark, frame, drain):
     options = dict(start="t0", end="t1", group_by="g", arrival="seq", drain=drain,
                    aggregates={"n": "count(*)", "s": "sum(v)", "hi": "max(v)"})
     actual = interval_aggregate_spark(spark.createDataFrame(frame, SCHEMA), **options).toPandas()
+    same_rows(actual, interval_aggregate(frame, **options), ["g", "window_start"])
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@given(frame=events(), partitions=st.sampled_from([1, 2, 8]), batch_rows=st.integers(1, 8))
+def test_engine_calls_are_cut_between_whole_groups(spark, frame, partitions, batch_rows):
+    """Arrow batches of 2 rows and cuts every few rows: a call never splits a group."""
+    options = dict(start="t0", end="t1", group_by=["g"], arrival="seq", aggregates={"n": "count(*)", "s": "sum(v)"})
+    spark.conf.set("spark.sql.shuffle.partitions", str(partitions))
+    spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "2")
+    try:
+        actual = apply_per_group(spark.createDataFrame(frame, SCHEMA), interval_aggregate, options, group_by=["g"],
+                                 time_columns=("window_start", "window_end", "emitted_at"), time_source="t0",
+                                 order_by=["seq"], batch_rows=batch_rows).toPandas()
+    finally:
+        spark.conf.set("spark.sql.shuffle.partitions", "8")
+        spark.conf.unset("spark.sql.execution.arrow.maxRecordsPerBatch")
     same_rows(actual, interval_aggregate(frame, **options), ["g", "window_start"])
 
 

@@ -1,7 +1,8 @@
 """StreamInsight count windows on Spark with user-defined aggregates.
 
-Count windows are independent per group, so each group's events go to one
-``applyInPandas`` call of the pandas engine (:func:`streamwindows.count_window_aggregate`).
+Count windows are independent per group, so each group's events go whole to
+the pandas engine (:func:`streamwindows.count_window_aggregate`), many groups per call
+(spark/per_group.py).
 Built-in aggregates are better computed by the ``count_window_aggregate`` SQL macro; this
 layer exists for user-defined aggregates (plain Python functions over a window's events,
 clipped lifetimes included), which SQL cannot express.
@@ -42,4 +43,5 @@ def count_window_aggregate_spark(
     declared = {name: (user_aggregate_types or {}).get(name, "double") for name in (user_aggregates or {})}
     return apply_per_group(df, count_window_aggregate, options, group_by=groups,
                            time_columns=("point_at", "window_start", "window_end"), time_source=time,
+                           order_by=[arrival or time],
                            declared_types=declared)

@@ -2,8 +2,9 @@
 
 A piece of a group is emitted by the next event of the same group (SEMANTICS.md section
 5, as :func:`streamwindows.interval_aggregate` decides), so groups are independent: each
-group's events go to one ``applyInPandas`` call. ``dump_at_value_count`` counts elements
-over the whole input and cuts every group at once, so it is refused here.
+group's events go whole to one engine call (many groups per call: spark/per_group.py).
+``dump_at_value_count`` counts elements over the whole input and cuts every group at
+once, so it is refused here.
 """
 
 from __future__ import annotations
@@ -41,4 +42,5 @@ def interval_aggregate_spark(
     options = dict(start=start, end=end, aggregates=aggregates, group_by=groups or None, arrival=arrival,
                    drain=drain, latency_optimized=latency_optimized, model=model)
     return apply_per_group(df, interval_aggregate, options, group_by=groups,
-                           time_columns=("window_start", "window_end", "emitted_at"), time_source=start)
+                           time_columns=("window_start", "window_end", "emitted_at"), time_source=start,
+                           order_by=[arrival or start])

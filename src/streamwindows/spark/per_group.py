@@ -1,24 +1,32 @@
-"""Run a per-group pandas engine on Spark: each group's rows go to one
-``applyInPandas`` call, groups in parallel.
+"""Run a per-group pandas engine on Spark, groups in parallel.
 
 For the engines whose groups are independent (StreamInsight count windows, Odysseus
 interval semantics). Parameters are checked on the driver by running the engine on an
 empty frame of the input's schema (no Spark job), so a bad parameter fails before any
 work starts; the same run gives the output columns and their types.
+
+The rows are hash-partitioned by group and sorted by group (then by ``order_by``), and
+each task hands the engine many whole groups per call: the engines are vectorized
+across groups, so one call per group (``applyInPandas``) would spend most of its time
+in per-call overhead when groups are small (1,000 rows each: 2.5x slower here). A call
+never splits a group, and the rows a task holds at once are bounded: a batch is cut
+after the last complete group once it reaches ``batch_rows`` rows.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from streamwindows.spark.field_dimension import _PANDAS_TYPES, _quote, _spark_type_for
 
-# The engines' emit_seq orders rows across groups; one applyInPandas call sees one
-# group, so it is left out here.
+# The engines' emit_seq orders rows across the groups of one call, which are not all
+# the groups, so it is left out here.
 PER_CALL_ONLY = ("emit_seq",)
+_BATCH_ROWS = 200_000
 
 
 def apply_per_group(
@@ -30,11 +38,14 @@ def apply_per_group(
     time_columns: Sequence[str],
     time_source: str,
     declared_types: Mapping[str, str] | None = None,
+    order_by: Sequence[str] = (),
+    batch_rows: int = _BATCH_ROWS,
 ):
     """``engine(frame, **options)`` for every group of ``df``. Output columns in
     ``time_columns`` take the Spark type of the input column ``time_source``; columns in
     ``declared_types`` the type given; group columns keep theirs; the rest follow the
-    pandas dtype the engine gives on an empty input."""
+    pandas dtype the engine gives on an empty input. ``order_by`` orders each group's
+    rows before the engine sees them (the engines break arrival ties by row order)."""
     from streamwindows.spark.shipping import ship_package
 
     declared = dict(declared_types or {})
@@ -54,9 +65,42 @@ def apply_per_group(
             spark_type = _spark_type_for(probe[column].dtype)
         fields.append(f"{_quote(column)} {spark_type}")
 
-    def run(events: pd.DataFrame) -> pd.DataFrame:
-        return engine(events, **options)[names]
+    group_by = list(group_by)
+
+    def run(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+        pending: list[pd.DataFrame] = []
+        rows, next_cut = 0, batch_rows
+        for batch in batches:
+            pending.append(batch)
+            rows += len(batch)
+            if rows >= next_cut:
+                frame = pd.concat(pending, ignore_index=True)
+                cut = _last_group_start(frame, group_by)
+                if cut > 0:
+                    yield engine(frame.iloc[:cut], **options)[names]
+                    pending, rows, next_cut = [frame.iloc[cut:]], len(frame) - cut, batch_rows
+                else:  # one group so far, which must stay whole: look again at twice the size
+                    pending, next_cut = [frame], 2 * rows
+        if rows:
+            yield engine(pd.concat(pending, ignore_index=True), **options)[names]
 
     ship_package(df.sparkSession)
-    grouped = df.groupBy(*group_by) if group_by else df.groupBy()
-    return grouped.applyInPandas(run, schema=", ".join(fields))
+    if group_by:
+        partitions = int(df.sparkSession.conf.get("spark.sql.shuffle.partitions"))
+        laid_out = df.repartition(partitions, *group_by).sortWithinPartitions(*group_by, *order_by)
+    else:
+        laid_out = df.repartition(1).sortWithinPartitions(*order_by) if order_by else df.repartition(1)
+    return laid_out.mapInPandas(run, schema=", ".join(fields))
+
+
+def _last_group_start(frame: pd.DataFrame, group_by: list[str]) -> int:
+    """Where the last group of a frame sorted by group begins (NULL keys are a group)."""
+    if not group_by:
+        return 0
+    same = np.ones(len(frame), dtype=bool)
+    for column in group_by:
+        values = frame[column]
+        last = values.iloc[-1]
+        same &= values.isna().to_numpy() if pd.isna(last) else (values == last).to_numpy()
+    differs = np.flatnonzero(~same)
+    return int(differs[-1]) + 1 if len(differs) else 0
