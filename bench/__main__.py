@@ -10,6 +10,7 @@ from pathlib import Path
 from bench import (
     fenl_windows,
     harness,  # noqa: F401  (sets the environment before Spark starts)
+    incremental_runs,
     odysseus_intervals,
     odysseus_panes,
     sqlstream_ranges,
@@ -19,7 +20,8 @@ from bench import (
 
 BENCHMARKS = {"sqlstream": sqlstream_ranges, "streambase": streambase_field_dimension, "fenl": fenl_windows,
               "streaminsight": streaminsight_count_windows,
-              "odysseus": odysseus_intervals, "panes": odysseus_panes}
+              "odysseus": odysseus_intervals, "panes": odysseus_panes,
+              "incremental": incremental_runs}
 
 
 def main(names: list[str]) -> int:

@@ -58,9 +58,10 @@ def compile_error(inline: str) -> str:
 
 @pytest.fixture(scope="session")
 def project_build():
-    """The whole project built once: `dbt build` (seeds, models, data tests)."""
+    """The whole project built once: `dbt build --full-refresh` (seeds, models, data
+    tests; incremental models rebuilt whole, whatever an earlier run left)."""
     SPARK_DIR.mkdir(parents=True, exist_ok=True)
-    return run_dbt("build")
+    return run_dbt("build", "--full-refresh")
 
 
 @pytest.fixture(scope="session")

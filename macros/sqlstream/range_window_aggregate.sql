@@ -1,5 +1,5 @@
-{% macro range_window_aggregate(relation, time_column, range, aggregates, partition_by=none, direction='preceding', ties='arrival', arrival_order=none, columns=none, bounds=none, final_only=false, integer_avg=false, tick=none) %}
-  {{ return(adapter.dispatch('range_window_aggregate', 'stream_windows')(relation, time_column, range, aggregates, partition_by, direction, ties, arrival_order, columns, bounds, final_only, integer_avg, tick)) }}
+{% macro range_window_aggregate(relation, time_column, range, aggregates, partition_by=none, direction='preceding', ties='arrival', arrival_order=none, columns=none, bounds=none, final_only=false, integer_avg=false, tick=none, incremental=none) %}
+  {{ return(adapter.dispatch('range_window_aggregate', 'stream_windows')(relation, time_column, range, aggregates, partition_by, direction, ties, arrival_order, columns, bounds, final_only, integer_avg, tick, incremental)) }}
 {% endmacro %}
 
 {#- SQLstream's `RANGE INTERVAL 'x' <unit> PRECEDING|FOLLOWING` windowed aggregation
@@ -13,8 +13,12 @@
       earlier  - RANGE BETWEEN x PRECEDING AND 1 tick PRECEDING over the partition,
       peers    - ROWS UNBOUNDED PRECEDING..CURRENT ROW over (partition, time) by arrival.
     Both are native Spark frames (segment tree), and the peer frame reuses the sort.
-    ties='peers' is the plain SQL-standard frame. -#}
-{% macro default__range_window_aggregate(relation, time_column, range, aggregates, partition_by, direction, ties, arrival_order, columns, bounds, final_only, integer_avg, tick) %}
+    ties='peers' is the plain SQL-standard frame.
+
+    `incremental` builds the model batch by batch (macros/incremental): the lookback
+    is the range itself, and FOLLOWING windows recompute the rows a range back from
+    the latest processed time, whose windows were still open. -#}
+{% macro default__range_window_aggregate(relation, time_column, range, aggregates, partition_by, direction, ties, arrival_order, columns, bounds, final_only, integer_avg, tick, incremental) %}
   {%- set macro_name = 'range_window_aggregate' -%}
   {%- if relation is none -%}{{ _sw_fail(macro_name, 'relation', 'a relation (ref, source or CTE name)', relation) }}{%- endif -%}
   {%- if time_column is not string or not time_column -%}{{ _sw_fail(macro_name, 'time_column', 'a column name', time_column) }}{%- endif -%}
@@ -47,6 +51,20 @@
   {%- for agg in aggs if agg.column != '*' -%}{%- do wanted.append(("aggregates['" ~ agg.name ~ "']", agg.column)) -%}{%- endfor -%}
   {%- for column in passthrough -%}{%- do wanted.append(('columns', column)) -%}{%- endfor -%}
   {{- _sw_check_columns_exist(macro_name, relation, wanted) -}}
+  {%- set spec = _sw_incremental_spec(macro_name, incremental, time_column, window_range.kind) -%}
+  {%- set plan = none -%}
+  {%- if spec is not none -%}
+    {%- if arrival_order is none -%}{{ _sw_fail(macro_name, 'arrival_order', 'a column giving arrival order (such as seq) for an incremental build (it tells new rows from processed ones)', arrival_order) }}{%- endif -%}
+    {%- if bounds is not none -%}{{ _sw_fail(macro_name, 'incremental', 'none when `bounds` is given (rowtime bounds are not built incrementally)', incremental) }}{%- endif -%}
+    {%- if passthrough and (time_column not in passthrough or arrival_order not in passthrough) -%}
+      {{ _sw_fail(macro_name, 'columns', 'a list holding the time column and the arrival order for an incremental build (' ~ time_column ~ ', ' ~ arrival_order ~ ')', passthrough) }}
+    {%- endif -%}
+    {%- set plan = _sw_incremental_plan(macro_name, spec, relation, arrival_order, partitions,
+        window_range.size if direction == 'preceding' else 0, window_range.size if direction == 'following' else 0) -%}
+    {%- if plan is not none -%}
+      {%- set relation = '(select * from ' ~ relation ~ ' where ' ~ plan.key ~ ' >= ' ~ plan.input_from_key ~ (' and not ' ~ plan.exclude if plan.exclude else '') ~ ')' -%}
+    {%- endif -%}
+  {%- endif -%}
 
   {%- set key = 'unix_micros(cast(' ~ time_column ~ ' as timestamp))' if window_range.kind == 'interval' else time_column -%}
   {%- set size = window_range.size -%}
@@ -114,8 +132,12 @@
     {%- do outputs.append(mask ~ ' as is_bound') -%}
     {%- do internal.append(mask) -%}
   {%- endif -%}
+  {%- if spec is not none -%}{%- do outputs.append(_sw_incremental_partition_column(spec)) -%}{%- endif -%}
+  {%- set kept = [] -%}
+  {%- if final_only -%}{%- do kept.append('is_final is not false') -%}{%- endif -%}
+  {%- if plan is not none -%}{%- do kept.append(plan.key ~ ' >= ' ~ plan.from_key) -%}{%- endif -%}
 
-{%- if final_only %}
+{%- if kept %}
 select * from (
 {%- endif %}
 select
@@ -129,9 +151,9 @@ from (
     window
         {{ windows | join(',\n        ') }}
 ) as _sw_windowed
-{%- if final_only %}
+{%- if kept %}
 ) as _sw_result
-where is_final is not false
+where {{ kept | join(' and ') }}
 {%- endif %}
 {% endmacro %}
 

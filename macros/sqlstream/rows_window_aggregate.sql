@@ -1,5 +1,5 @@
-{% macro rows_window_aggregate(relation, rows, aggregates, arrival_order, partition_by=none, columns=none, integer_avg=false) %}
-  {{ return(adapter.dispatch('rows_window_aggregate', 'stream_windows')(relation, rows, aggregates, arrival_order, partition_by, columns, integer_avg)) }}
+{% macro rows_window_aggregate(relation, rows, aggregates, arrival_order, partition_by=none, columns=none, integer_avg=false, incremental=none) %}
+  {{ return(adapter.dispatch('rows_window_aggregate', 'stream_windows')(relation, rows, aggregates, arrival_order, partition_by, columns, integer_avg, incremental)) }}
 {% endmacro %}
 
 {#- SQLstream's `ROWS n PRECEDING`: the current row and the n rows that arrived
@@ -7,7 +7,7 @@
     (The SQLstream document's prose says "the latest 10 rows" for ROWS 10 PRECEDING;
     no example decides and the SQL standard wins: n + 1 rows.) Rowtime bounds have no
     effect on row windows. -#}
-{% macro default__rows_window_aggregate(relation, rows, aggregates, arrival_order, partition_by, columns, integer_avg) %}
+{% macro default__rows_window_aggregate(relation, rows, aggregates, arrival_order, partition_by, columns, integer_avg, incremental) %}
   {%- set macro_name = 'rows_window_aggregate' -%}
   {%- if relation is none -%}{{ _sw_fail(macro_name, 'relation', 'a relation (ref, source or CTE name)', relation) }}{%- endif -%}
   {%- if not _sw_is_number(rows) or rows != (rows | int) or rows < 0 -%}
@@ -23,11 +23,32 @@
   {%- for column in partitions -%}{%- do wanted.append(('partition_by', column)) -%}{%- endfor -%}
   {%- for agg in aggs if agg.column != '*' -%}{%- do wanted.append(("aggregates['" ~ agg.name ~ "']", agg.column)) -%}{%- endfor -%}
   {%- for column in passthrough -%}{%- do wanted.append(('columns', column)) -%}{%- endfor -%}
+  {%- set spec = _sw_incremental_spec(macro_name, incremental, none, none) -%}
+  {%- if spec is not none -%}
+    {%- do wanted.append(("incremental['time_column']", spec.time_column)) -%}
+    {%- if passthrough and (spec.time_column not in passthrough or arrival_order not in passthrough) -%}
+      {{ _sw_fail(macro_name, 'columns', 'a list holding the time column and the arrival order for an incremental build (' ~ spec.time_column ~ ', ' ~ arrival_order ~ ')', passthrough) }}
+    {%- endif -%}
+  {%- endif -%}
   {{- _sw_check_columns_exist(macro_name, relation, wanted) -}}
+  {%- set plan = _sw_incremental_plan(macro_name, spec, relation, arrival_order, partitions, none, 0) if spec is not none else none -%}
+  {%- if plan is not none -%}
+    {#- The recomputed partitions, and before them the n rows each partition's window
+        reaches back to (the latest by arrival among the rows not recomputed). -#}
+    {%- set kept = (' and not ' ~ plan.exclude) if plan.exclude else '' -%}
+    {%- set relation = '(select * from ' ~ relation ~ ' where ' ~ plan.key ~ ' >= ' ~ plan.from_key ~ kept
+        ~ ' union all select * except (_sw_context_rank) from (select *, row_number() over (' ~ ('partition by ' ~ partitions | join(', ') ~ ' ' if partitions else '')
+        ~ 'order by ' ~ arrival_order ~ ' desc) as _sw_context_rank from ' ~ relation ~ ' where ' ~ plan.key ~ ' < ' ~ plan.from_key ~ kept
+        ~ ') as _sw_context where _sw_context_rank <= ' ~ (rows | int) ~ ')' -%}
+  {%- endif -%}
   {%- set outputs = [] -%}
   {%- for agg in aggs -%}
     {%- do outputs.append(_sw_window_expr(agg, _sw_input_expr(agg, none), arrival_order, integer_avg, '_sw_w') ~ ' as ' ~ agg.name) -%}
   {%- endfor -%}
+  {%- if spec is not none -%}{%- do outputs.append(_sw_incremental_partition_column(spec)) -%}{%- endif -%}
+{%- if plan is not none %}
+select * from (
+{%- endif %}
 select
     {{ (passthrough | join(', ')) if passthrough else '*' }},
     {{ outputs | join(',\n    ') }}
@@ -37,4 +58,8 @@ window _sw_w as (
     order by {{ arrival_order }}
     rows between {{ rows | int }} preceding and current row
 )
+{%- if plan is not none %}
+) as _sw_result
+where {{ plan.key }} >= {{ plan.from_key }}
+{%- endif %}
 {% endmacro %}

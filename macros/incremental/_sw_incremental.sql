@@ -1,0 +1,137 @@
+{#- Incremental builds of the per-row window macros (SEMANTICS.md section 6).
+
+    A window model given `incremental={...}` outputs a `time_partition` column (the
+    day of its time column, or the numeric bucket) and is built by dbt's incremental
+    materialization with insert_overwrite on that column:
+
+        {{ config(materialized='incremental', incremental_strategy='insert_overwrite',
+                  partition_by=['time_partition']) }}
+
+    A scheduled run reads what this model already holds (its latest time W and
+    arrival position S), then recomputes only the partitions whose rows can change:
+    from the partition holding W - (the window's reach into the future) on. Their
+    input is the rows from that partition's start minus the window's reach into the
+    past (the lookback, derived from the window: its RANGE size, or the n rows before
+    in each partition for ROWS), so a window spanning a batch boundary is computed
+    whole, and a provisional row (is_final false) is replaced when later input
+    closes its window. Dynamic partition overwrite replaces exactly those partitions:
+    after any sequence of runs the table equals a full rebuild.
+
+    Late rows (arrival position after S, time before W) follow `late_rows`:
+      'error'     (default) the run fails before writing, naming the first late row;
+      'audit'     the late rows are appended to <model>__late_rows with the reason and
+                  the watermark, counted in the run's log, and left out of every
+                  window (now and in later runs);
+      'reprocess' the recomputation starts from the earliest late row's partition,
+                  so the table again equals a full rebuild. -#}
+
+{% macro _sw_incremental_spec(macro_name, incremental, time_column, time_kind) %}
+  {#- The validated `incremental` argument: {'time_column', 'partition', 'late_rows',
+      'kind': 'interval'|'number'}; none when not given. -#}
+  {%- if incremental is none -%}{{ return(none) }}{%- endif -%}
+  {%- set rule = "{'partition': 'day' (timestamp time) or a number > 0 (numeric time), 'late_rows': 'error' | 'audit' | 'reprocess'"
+      ~ (", 'time_column': <column>}" if time_column is none else "}") -%}
+  {%- set allowed = ['partition', 'late_rows'] + (['time_column'] if time_column is none else []) -%}
+  {%- if incremental is not mapping or 'partition' not in incremental -%}{{ _sw_fail(macro_name, 'incremental', rule, incremental) }}{%- endif -%}
+  {%- for key in incremental if key not in allowed -%}{{ _sw_fail(macro_name, 'incremental', rule, incremental) }}{%- endfor -%}
+  {%- set column = time_column if time_column is not none else incremental.get('time_column') -%}
+  {%- if column is not string or not column -%}{{ _sw_fail(macro_name, "incremental['time_column']", 'the column whose time partitions the table', column) }}{%- endif -%}
+  {%- set partition = incremental.partition -%}
+  {%- if partition == 'day' -%}
+    {%- set kind = 'interval' -%}
+  {%- elif _sw_is_number(partition) and partition > 0 -%}
+    {%- set kind = 'number' -%}
+  {%- else -%}
+    {{ _sw_fail(macro_name, "incremental['partition']", "'day' for a timestamp time column or a number > 0 for a numeric one", partition) }}
+  {%- endif -%}
+  {%- if time_kind is not none and time_kind != kind -%}
+    {{ _sw_fail(macro_name, "incremental['partition']", ("'day' (the window's range is an interval)" if time_kind == 'interval' else "a number > 0 (the window's range is numeric)"), partition) }}
+  {%- endif -%}
+  {%- set late_rows = incremental.get('late_rows', 'error') -%}
+  {{- _sw_check_choice(macro_name, "incremental['late_rows']", late_rows, ['error', 'audit', 'reprocess']) -}}
+  {{ return({'time_column': column, 'partition': partition, 'late_rows': late_rows, 'kind': kind}) }}
+{% endmacro %}
+
+{% macro _sw_incremental_key(spec) %}
+  {#- The time as a number: microseconds for timestamps. -#}
+  {{ return(('unix_micros(cast(' ~ spec.time_column ~ ' as timestamp))') if spec.kind == 'interval' else spec.time_column) }}
+{% endmacro %}
+
+{% macro _sw_incremental_partition_column(spec) %}
+  {%- if spec.kind == 'interval' -%}
+    {{ return('to_date(cast(' ~ spec.time_column ~ ' as timestamp)) as time_partition') }}
+  {%- else -%}
+    {{ return('floor(' ~ spec.time_column ~ ' / ' ~ spec.partition ~ ') * ' ~ spec.partition ~ ' as time_partition') }}
+  {%- endif -%}
+{% endmacro %}
+
+{% macro _sw_partition_start(spec, key) %}
+  {#- The start (as a key) of the partition holding `key`, computed here in Jinja. -#}
+  {%- if spec.kind == 'interval' -%}
+    {{ return(key - (key % 86400000000)) }}
+  {%- else -%}
+    {{ return(((key / spec.partition) | round(0, 'floor')) * spec.partition) }}
+  {%- endif -%}
+{% endmacro %}
+
+{% macro _sw_check_incremental_config(macro_name) %}
+  {%- set strategy = config.get('incremental_strategy') -%}
+  {%- set partition_by = config.get('partition_by') -%}
+  {%- set partition_by = [partition_by] if partition_by is string else (partition_by or []) | list -%}
+  {%- if config.get('materialized') != 'incremental' or strategy != 'insert_overwrite' or partition_by != ['time_partition'] -%}
+    {{ _sw_fail(macro_name, 'incremental', "used in a model configured materialized='incremental', incremental_strategy='insert_overwrite', partition_by=['time_partition'] (model "
+        ~ model.name ~ " has materialized=" ~ config.get('materialized') ~ ", incremental_strategy=" ~ strategy ~ ", partition_by=" ~ partition_by ~ ")", 'incremental') }}
+  {%- endif -%}
+{% endmacro %}
+
+{% macro _sw_incremental_plan(macro_name, spec, relation, arrival_order, partitions, reach_past, reach_future) %}
+  {#- What this run recomputes: none for a full build, else {'from_key': the first
+      recomputed partition's start, 'input_from_key': from_key - reach_past (none when
+      the lookback is counted in rows), 'exclude': a condition on input rows that
+      never enter a window (audited late rows) or none}. reach_past/reach_future are
+      in key units. -#}
+  {%- if not execute or spec is none -%}{{ return(none) }}{%- endif -%}
+  {{- _sw_check_incremental_config(macro_name) -}}
+  {%- if not is_incremental() -%}{{ return(none) }}{%- endif -%}
+  {%- set key = _sw_incremental_key(spec) -%}
+  {%- set seen = run_query('select cast(max(' ~ key ~ ') as string) as w, cast(max(' ~ arrival_order ~ ') as string) as s from ' ~ this).rows[0] -%}
+  {%- if seen['w'] is none -%}{{ return(none) }}{%- endif -%}
+  {%- set w = seen['w'] | int if spec.kind == 'interval' else seen['w'] | float -%}
+  {%- set s = seen['s'] -%}
+  {%- set audit = this.incorporate(path={'identifier': this.identifier ~ '__late_rows'}) -%}
+  {%- set audited = load_relation(audit) -%}
+  {%- set exclude = (arrival_order ~ ' in (select ' ~ arrival_order ~ ' from ' ~ audited ~ ')') if audited is not none else none -%}
+  {%- set fresh = '(select * from ' ~ relation ~ ' where ' ~ arrival_order ~ ' > ' ~ s ~ (' and not ' ~ exclude if exclude else '') ~ ')' -%}
+  {%- set late_condition = key ~ ' < ' ~ w -%}
+  {%- set first_late = run_query('select ' ~ arrival_order ~ ', cast(' ~ spec.time_column ~ ' as string) as t, ' ~ key ~ ' as k'
+      ~ (', ' ~ partitions | join(', ') if partitions else '') ~ ', count(*) over () as n, min(' ~ key ~ ') over () as earliest from '
+      ~ fresh ~ ' as _sw_fresh where ' ~ late_condition ~ ' order by ' ~ arrival_order ~ ' limit 1') -%}
+  {%- set from_key = w - reach_future -%}
+  {%- if first_late.rows | length > 0 -%}
+    {%- set row = first_late.rows[0] -%}
+    {%- set where = [] -%}
+    {%- for column in partitions -%}{%- do where.append(column ~ '=' ~ row[column]) -%}{%- endfor -%}
+    {%- set watermark = run_query('select cast(' ~ ('timestamp_micros(' ~ w ~ ')' if spec.kind == 'interval' else w) ~ ' as string) as t').rows[0]['t'] -%}
+    {%- if spec.late_rows == 'error' -%}
+      {{ exceptions.raise_compiler_error(macro_name ~ "() in model " ~ model.name ~ ": " ~ row['n'] ~ " late row(s); the first, "
+          ~ arrival_order ~ " " ~ row[arrival_order] ~ (" (" ~ where | join(', ') ~ ")" if where else "") ~ ", has " ~ spec.time_column ~ " "
+          ~ row['t'] ~ ", before " ~ watermark ~ ", the latest " ~ spec.time_column ~ " this model has processed. Set incremental['late_rows'] to "
+          ~ "'audit' (keep them out, in " ~ audit ~ ") or 'reprocess' (recompute the windows they fall in), or rebuild with --full-refresh.") }}
+    {%- elif spec.late_rows == 'audit' -%}
+      {%- if audited is none -%}
+        {%- do run_query('create table ' ~ audit ~ ' using parquet as select *, cast(null as string) as late_reason, cast(null as string) as late_watermark, current_timestamp() as audited_at from ' ~ relation ~ ' where false') -%}
+      {%- endif -%}
+      {%- do run_query('insert into ' ~ audit ~ ' select *, ' ~ "'" ~ spec.time_column ~ " before the latest processed time' as late_reason, '" ~ watermark
+          ~ "' as late_watermark, current_timestamp() as audited_at from " ~ fresh ~ ' as _sw_fresh where ' ~ late_condition) -%}
+      {%- do log(macro_name ~ '() in model ' ~ model.name ~ ': ' ~ row['n'] ~ ' late row(s) audited to ' ~ audit ~ ' and left out of the windows (first: '
+          ~ arrival_order ~ ' ' ~ row[arrival_order] ~ ', ' ~ spec.time_column ~ ' ' ~ row['t'] ~ ', before ' ~ watermark ~ ')', info=true) -%}
+      {%- set exclude = arrival_order ~ ' in (select ' ~ arrival_order ~ ' from ' ~ audit ~ ')' -%}
+    {%- else -%}
+      {%- set earliest = row['earliest'] | int if spec.kind == 'interval' else row['earliest'] | float -%}
+      {%- set from_key = [from_key, earliest - reach_future] | min -%}
+      {%- do log(macro_name ~ '() in model ' ~ model.name ~ ': ' ~ row['n'] ~ ' late row(s); recomputing from ' ~ spec.time_column ~ ' ' ~ row['t'] ~ "'s partition", info=true) -%}
+    {%- endif -%}
+  {%- endif -%}
+  {%- set from_key = _sw_partition_start(spec, from_key) -%}
+  {{ return({'from_key': from_key, 'input_from_key': (from_key - reach_past) if reach_past is not none else none, 'exclude': exclude, 'key': key}) }}
+{% endmacro %}

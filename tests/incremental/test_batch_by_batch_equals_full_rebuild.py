@@ -1,0 +1,167 @@
+"""Scheduled runs (SEMANTICS.md section 6): the incremental window models, built batch
+by batch, end with exactly the rows of a full rebuild over the same input.
+
+The harness replays the real hourly temperatures (the seed table under the staging
+view) in batches: it overwrites the seed table with the rows that have arrived so far
+(seq <= cut), runs the models incrementally, and after the last batch compares every
+incremental model with a full rebuild of the same input (`except all`, both ways).
+Cut points are random: inside windows, between the two cities' readings of one hour
+(tied times), and one split also leaves a gap of several days in the stream. Late
+rows get each policy of incremental['late_rows'] (chosen by the `late_rows` var).
+At the end the seed and the models are rebuilt, so later tests see the full tables.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from tests.conftest import DbtFailure, run_dbt
+
+SCHEMA = "stream_windows"
+SEED = f"{SCHEMA}.hourly_temperatures"
+FULL = f"{SCHEMA}.sw_harness_all_readings"
+MODELS = ["hourly_temperatures_city_stats_24h", "hourly_temperatures_city_stats_next_24h",
+          "hourly_temperatures_city_last_6_readings"]
+SELECT = ["--select", *MODELS]
+
+
+@pytest.fixture(scope="module")
+def replay(spark):
+    spark.sql(f"drop table if exists {FULL}")
+    spark.sql(f"create table {FULL} using parquet as select * from {SEED}")
+    total = spark.sql(f"select max(seq) as n from {FULL}").first()["n"]
+
+    def arrive(condition: str) -> None:
+        spark.sql(f"insert overwrite table {SEED} select * from {FULL} where {condition}")
+
+    yield spark, total, arrive
+    spark.sql(f"insert overwrite table {SEED} select * from {FULL}")
+    spark.sql(f"drop table if exists {SCHEMA}.hourly_temperatures_city_stats_24h__late_rows")
+    run_dbt("run", *SELECT, "--full-refresh")
+    spark.sql(f"drop table if exists {FULL}")
+
+
+def differing_rows(spark, model: str, snapshot: str) -> int:
+    """Rows in one table and not the other (with multiplicity). Doubles are compared to
+    9 decimals: a window's floating-point sum depends on where Spark's segment tree
+    starts (the first row of the rows a run reads), so an average can differ from the
+    full rebuild's in its last bits."""
+    a, b = f"{SCHEMA}.{model}", snapshot
+    columns = ", ".join(f"round({f.name}, 9) as {f.name}" if f.dataType.typeName() in ("double", "float") else f.name
+                        for f in spark.table(a).schema.fields)
+    a, b = f"(select {columns} from {a})", f"(select {columns} from {b})"
+    return spark.sql(f"select count(*) as n from ((select * from {a} except all select * from {b}) "
+                     f"union all (select * from {b} except all select * from {a}))").first()["n"]
+
+
+def build_in_batches(spark, arrive, cuts: list[int], where: str = "true", late_rows: str = "error") -> dict[str, str]:
+    """Builds the models batch by batch; returns model -> a snapshot table of the result."""
+    arrive(f"seq <= {cuts[0]} and {where}")
+    run_dbt("run", *SELECT, "--full-refresh", "--vars", f"{{late_rows: {late_rows}}}")
+    for cut in cuts[1:]:
+        arrive(f"seq <= {cut} and {where}")
+        run_dbt("run", *SELECT, "--vars", f"{{late_rows: {late_rows}}}")
+    snapshots = {}
+    for model in MODELS:
+        snapshot = f"{SCHEMA}.sw_harness_{model}"
+        spark.sql(f"drop table if exists {snapshot}")
+        spark.sql(f"create table {snapshot} using parquet as select * from {SCHEMA}.{model}")
+        snapshots[model] = snapshot
+    return snapshots
+
+
+def assert_equals_full_rebuild(spark, snapshots: dict[str, str], cuts) -> None:
+    run_dbt("run", *SELECT, "--full-refresh")
+    for model, snapshot in snapshots.items():
+        assert spark.sql(f"select count(*) as n from {snapshot}").first()["n"] > 0
+        assert differing_rows(spark, model, snapshot) == 0, (model, cuts)
+        spark.sql(f"drop table {snapshot}")
+
+
+@pytest.mark.parametrize("seed", [11, 23, 47])
+def test_random_batches_equal_a_full_rebuild(replay, seed):
+    spark, total, arrive = replay
+    rng = random.Random(seed)
+    # 3-5 batches over the first ~3 weeks (two readings an hour); some cuts fall
+    # between the two cities' readings of one hour.
+    end = rng.randrange(600, 1000) * 2 + rng.choice([0, 1])
+    cuts = sorted(rng.sample(range(1, end), rng.randrange(2, 5))) + [end]
+    snapshots = build_in_batches(spark, arrive, cuts)
+    assert_equals_full_rebuild(spark, snapshots, cuts)
+
+
+def test_a_gap_of_days_between_batches(replay):
+    """Days 8-11 never arrive: the windows after the gap start empty again."""
+    spark, total, arrive = replay
+    gap = "not (reading_at >= '2010-01-08' and reading_at < '2010-01-12')"
+    cuts = [300, 340, 600, 900]  # 340: the last batch before the gap; 600 lies after it
+    snapshots = build_in_batches(spark, arrive, cuts, where=gap)
+    assert_equals_full_rebuild(spark, snapshots, cuts)
+
+
+def late_reading(spark, total: int, hours_before: int) -> str:
+    """A reading that arrives after every other (seq total + 1) but is timed
+    hours_before the latest one."""
+    return (f"select {total + 1} as seq, (select max(reading_at) from {SEED}) - interval {hours_before} hours "
+            f"as reading_at, 'Seattle' as city, 99.5 as temp_f")
+
+
+def test_a_late_row_fails_the_run_by_default_and_writes_nothing(replay):
+    spark, total, arrive = replay
+    arrive("seq <= 500")
+    run_dbt("run", *SELECT, "--full-refresh")
+    before = spark.sql(f"select count(*) as n from {SCHEMA}.hourly_temperatures_city_stats_24h").first()["n"]
+    spark.sql(f"insert into {SEED} {late_reading(spark, total, 30)}")
+    with pytest.raises(DbtFailure, match=rf"1 late row\(s\); the first, seq {total + 1} \(city=Seattle\), has "
+                                         r"reading_at 2010-01-10 03:00:00, before 2010-01-11 09:00:00, the latest "
+                                         r"reading_at this model has processed"):
+        run_dbt("run", "--select", "hourly_temperatures_city_stats_24h")
+    after = spark.sql(f"select count(*) as n from {SCHEMA}.hourly_temperatures_city_stats_24h").first()["n"]
+    assert after == before
+
+
+def test_audit_keeps_late_rows_out_of_the_windows_and_records_them(replay):
+    spark, total, arrive = replay
+    arrive("seq <= 500")
+    run_dbt("run", *SELECT, "--full-refresh", "--vars", "{late_rows: audit}")
+    spark.sql(f"drop table if exists {SCHEMA}.hourly_temperatures_city_stats_24h__late_rows")
+    spark.sql(f"insert into {SEED} {late_reading(spark, total, 30)}")
+    spark.sql(f"insert into {SEED} select * from {FULL} where seq > 500 and seq <= 560")
+    run_dbt("run", "--select", "hourly_temperatures_city_stats_24h", "--vars", "{late_rows: audit}")
+    audit = spark.sql(f"select seq, late_reason, late_watermark from "
+                      f"{SCHEMA}.hourly_temperatures_city_stats_24h__late_rows").collect()
+    assert [tuple(r) for r in audit] == [(total + 1, "reading_at before the latest processed time",
+                                          "2010-01-11 09:00:00")]
+    model = f"{SCHEMA}.hourly_temperatures_city_stats_24h"
+    assert spark.sql(f"select count(*) as n from {model} where seq = {total + 1}").first()["n"] == 0
+    assert spark.sql(f"select max(seq) as n from {model}").first()["n"] == 560
+    # A later run keeps it out too, and does not audit it twice.
+    spark.sql(f"insert into {SEED} select * from {FULL} where seq > 560 and seq <= 600")
+    run_dbt("run", "--select", "hourly_temperatures_city_stats_24h", "--vars", "{late_rows: audit}")
+    assert spark.sql(f"select count(*) as n from {model} where seq = {total + 1}").first()["n"] == 0
+    assert spark.sql(f"select count(*) as n from {model}").first()["n"] == 600
+    assert spark.sql(f"select count(*) as n from {SCHEMA}.hourly_temperatures_city_stats_24h__late_rows"
+                     ).first()["n"] == 1
+
+
+def test_reprocess_recomputes_the_late_rows_windows(replay):
+    """The late reading lands 30 hours back: its day and the following are recomputed,
+    and the table equals a full rebuild that includes it."""
+    spark, total, arrive = replay
+    spark.sql(f"drop table if exists {SCHEMA}.hourly_temperatures_city_stats_24h__late_rows")  # audited rows stay out
+    arrive("seq <= 500")
+    run_dbt("run", *SELECT, "--full-refresh", "--vars", "{late_rows: reprocess}")
+    spark.sql(f"insert into {SEED} {late_reading(spark, total, 30)}")
+    spark.sql(f"insert into {SEED} select * from {FULL} where seq > 500 and seq <= 540")
+    run_dbt("run", *SELECT, "--vars", "{late_rows: reprocess}")
+    model = f"{SCHEMA}.hourly_temperatures_city_stats_24h"
+    late = spark.sql(f"select max_temp_f_24h, readings_24h from {model} where seq = {total + 1}").first()
+    assert late["max_temp_f_24h"] == 99.5
+    snapshots = {}
+    for name in MODELS:
+        snapshots[name] = f"{SCHEMA}.sw_harness_{name}"
+        spark.sql(f"drop table if exists {snapshots[name]}")
+        spark.sql(f"create table {snapshots[name]} using parquet as select * from {SCHEMA}.{name}")
+    assert_equals_full_rebuild(spark, snapshots, "late row, reprocess")
