@@ -29,8 +29,8 @@ MODELS = ("events_stats_24h", "events_next_24h", "events_last_10")
 def dbt(*args: str):
     from dbt.cli.main import dbtRunner
 
-    result = dbtRunner().invoke([*args, "--project-dir", str(BENCH_PROJECT), "--profiles-dir", str(PROJECT_DIR),
-                                 "--target-path", str(PROJECT_DIR / ".spark" / "bench" / "incremental_target")])
+    paths = [] if args[0] == "deps" else ["--target-path", str(PROJECT_DIR / ".spark" / "bench" / "incremental_target")]
+    result = dbtRunner().invoke([*args, "--project-dir", str(BENCH_PROJECT), "--profiles-dir", str(PROJECT_DIR), *paths])
     if not result.success:
         raise RuntimeError(f"dbt {' '.join(args)} failed: {result.exception or result.result}")
     return result

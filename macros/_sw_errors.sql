@@ -11,7 +11,7 @@
 
 {% macro _sw_check_choice(macro_name, argument, value, allowed) %}
   {%- if value not in allowed -%}
-    {{ _sw_fail(macro_name, argument, "one of " ~ (allowed | join(", ")), value) }}
+    {{ stream_windows._sw_fail(macro_name, argument, "one of " ~ (allowed | join(", ")), value) }}
   {%- endif -%}
 {% endmacro %}
 
@@ -23,11 +23,11 @@
     {{ return([value]) }}
   {%- elif value is iterable and value is not mapping -%}
     {%- for item in value if item is not string -%}
-      {{ _sw_fail(macro_name, argument, "a column name or a list of column names", value) }}
+      {{ stream_windows._sw_fail(macro_name, argument, "a column name or a list of column names", value) }}
     {%- endfor -%}
     {{ return(value | list) }}
   {%- else -%}
-    {{ _sw_fail(macro_name, argument, "a column name or a list of column names", value) }}
+    {{ stream_windows._sw_fail(macro_name, argument, "a column name or a list of column names", value) }}
   {%- endif -%}
 {% endmacro %}
 
@@ -41,7 +41,7 @@
   {%- if execute and relation is not string and relation.identifier is defined -%}
     {%- set available = adapter.get_columns_in_relation(relation) | map(attribute='name') | map('lower') | list -%}
     {%- for argument, column in wanted if column | lower not in available -%}
-      {{ _sw_fail(macro_name, argument, "a column of " ~ relation ~ " (" ~ (available | join(", ")) ~ ")", column) }}
+      {{ stream_windows._sw_fail(macro_name, argument, "a column of " ~ relation ~ " (" ~ (available | join(", ")) ~ ")", column) }}
     {%- endfor -%}
   {%- endif -%}
 {% endmacro %}

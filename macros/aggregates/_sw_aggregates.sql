@@ -77,10 +77,10 @@
 {% endmacro %}
 
 {% macro _sw_aggregate_function_names(macro_name, sketches=false) %}
-  {%- set unsupported = _sw_unsupported_functions(macro_name) -%}
+  {%- set unsupported = stream_windows._sw_unsupported_functions(macro_name) -%}
   {%- set names = [] -%}
-  {%- for name in _sw_aggregate_functions() if name not in unsupported -%}{%- do names.append(name) -%}{%- endfor -%}
-  {%- if sketches -%}{%- do names.extend(_sw_sketch_functions().keys()) -%}{%- endif -%}
+  {%- for name in stream_windows._sw_aggregate_functions() if name not in unsupported -%}{%- do names.append(name) -%}{%- endfor -%}
+  {%- if sketches -%}{%- do names.extend(stream_windows._sw_sketch_functions().keys()) -%}{%- endif -%}
   {{ return(names | sort) }}
 {% endmacro %}
 
@@ -98,31 +98,31 @@
                    when it is a ref() or source();
         sketches - true to accept the approximate functions (partial aggregates). -#}
   {%- set context = context or {} -%}
-  {%- set functions = dict(_sw_aggregate_functions()) -%}
-  {%- if context.get('sketches') -%}{%- do functions.update(_sw_sketch_functions()) -%}{%- endif -%}
-  {%- set unsupported = _sw_unsupported_functions(macro_name) -%}
-  {%- set known = _sw_aggregate_function_names(macro_name, context.get('sketches', false)) | reject('equalto', none if context.get('duration') is not none else 'rate') | list -%}
+  {%- set functions = dict(stream_windows._sw_aggregate_functions()) -%}
+  {%- if context.get('sketches') -%}{%- do functions.update(stream_windows._sw_sketch_functions()) -%}{%- endif -%}
+  {%- set unsupported = stream_windows._sw_unsupported_functions(macro_name) -%}
+  {%- set known = stream_windows._sw_aggregate_function_names(macro_name, context.get('sketches', false)) | reject('equalto', none if context.get('duration') is not none else 'rate') | list -%}
   {%- set spec_rule = "a mapping of output column to 'function(column)' with function one of " ~ (known | join(", ")) -%}
   {%- if aggregates is not mapping or aggregates | length == 0 -%}
-    {{ _sw_fail(macro_name, "aggregates", spec_rule, aggregates) }}
+    {{ stream_windows._sw_fail(macro_name, "aggregates", spec_rule, aggregates) }}
   {%- endif -%}
   {%- set parsed = [] -%}
   {%- set wanted = [] -%}
   {%- for name, spec in aggregates.items() -%}
     {%- set argument = "aggregates['" ~ name ~ "']" -%}
     {%- if not modules.re.match("^[A-Za-z_][A-Za-z0-9_]*$", name) -%}
-      {{ _sw_fail(macro_name, "aggregates", "keyed by plain output column names", name) }}
+      {{ stream_windows._sw_fail(macro_name, "aggregates", "keyed by plain output column names", name) }}
     {%- endif -%}
     {%- set match = modules.re.match("^\\s*([A-Za-z_]+)\\s*[(]([^()]*)[)]\\s*$", spec if spec is string else "") -%}
     {%- if not match -%}
-      {{ _sw_fail(macro_name, argument, "'function(column)' with function one of " ~ (known | join(", ")), spec) }}
+      {{ stream_windows._sw_fail(macro_name, argument, "'function(column)' with function one of " ~ (known | join(", ")), spec) }}
     {%- endif -%}
     {%- set function = match.group(1) | lower -%}
     {%- if function in unsupported -%}
-      {{ _sw_fail(macro_name, argument, "an aggregate that " ~ macro_name ~ "() can compute (" ~ function ~ "(): " ~ unsupported[function] ~ ")", spec) }}
+      {{ stream_windows._sw_fail(macro_name, argument, "an aggregate that " ~ macro_name ~ "() can compute (" ~ function ~ "(): " ~ unsupported[function] ~ ")", spec) }}
     {%- endif -%}
     {%- if function not in functions -%}
-      {{ _sw_fail(macro_name, argument, "a known function: one of " ~ (known | join(", ")), spec) }}
+      {{ stream_windows._sw_fail(macro_name, argument, "a known function: one of " ~ (known | join(", ")), spec) }}
     {%- endif -%}
     {%- set kinds = functions[function].arguments -%}
     {%- set values = [] -%}
@@ -132,7 +132,7 @@
     {%- for kind in kinds -%}{%- do described.append(shapes[kind]) -%}{%- endfor -%}
     {%- set call_rule = "a call of " ~ function ~ "() with " ~ (kinds | length) ~ " argument" ~ ('s' if kinds | length > 1 else '') ~ " (" ~ (described | join(', ')) ~ ")" -%}
     {%- if values | length != kinds | length -%}
-      {{ _sw_fail(macro_name, argument, call_rule, spec) }}
+      {{ stream_windows._sw_fail(macro_name, argument, call_rule, spec) }}
     {%- endif -%}
     {%- set columns = [] -%}
     {%- set literals = [] -%}
@@ -140,19 +140,19 @@
       {%- set value = values[loop.index0] -%}
       {%- if kind == 'n' -%}
         {%- if not modules.re.match('^[0-9]+$', value) or (value | int) < 1 -%}
-          {{ _sw_fail(macro_name, argument, "a call of nth() whose n is a whole number >= 1 (1-based)", spec) }}
+          {{ stream_windows._sw_fail(macro_name, argument, "a call of nth() whose n is a whole number >= 1 (1-based)", spec) }}
         {%- endif -%}
         {%- do literals.append(value | int) -%}
       {%- elif value == '*' and kind != 'column_or_star' -%}
-        {{ _sw_fail(macro_name, argument, "function(column); only count and rate take *", spec) }}
+        {{ stream_windows._sw_fail(macro_name, argument, "function(column); only count and rate take *", spec) }}
       {%- elif value != '*' and not modules.re.match("^[A-Za-z_][A-Za-z0-9_]*$", value) -%}
-        {{ _sw_fail(macro_name, argument, call_rule, spec) }}
+        {{ stream_windows._sw_fail(macro_name, argument, call_rule, spec) }}
       {%- else -%}
         {%- do columns.append(value) -%}
       {%- endif -%}
     {%- endfor -%}
     {%- if function == 'rate' and context.get('duration') is none -%}
-      {{ _sw_fail(macro_name, argument, "an aggregate that " ~ macro_name ~ "() can compute (rate() divides by the window's duration, which this window kind does not have)", spec) }}
+      {{ stream_windows._sw_fail(macro_name, argument, "an aggregate that " ~ macro_name ~ "() can compute (rate() divides by the window's duration, which this window kind does not have)", spec) }}
     {%- endif -%}
     {%- for column in columns if column != '*' -%}{%- do wanted.append((argument, column, function, spec)) -%}{%- endfor -%}
     {%- do parsed.append({'name': name, 'function': function, 'column': columns[0], 'columns': columns,
@@ -161,7 +161,7 @@
                           'ordered': functions[function].get('ordered', false),
                           'duration': context.get('duration')}) -%}
   {%- endfor -%}
-  {{- _sw_check_aggregate_columns(macro_name, context.get('relation'), wanted) -}}
+  {{- stream_windows._sw_check_aggregate_columns(macro_name, context.get('relation'), wanted) -}}
   {{ return(parsed) }}
 {% endmacro %}
 
@@ -171,21 +171,21 @@
   {%- if execute and relation is not none and relation is not string and relation.identifier is defined and wanted -%}
     {%- set pairs = [] -%}
     {%- for argument, column, function, spec in wanted -%}{%- do pairs.append((argument, column)) -%}{%- endfor -%}
-    {{- _sw_check_columns_exist(macro_name, relation, pairs) -}}
+    {{- stream_windows._sw_check_columns_exist(macro_name, relation, pairs) -}}
     {%- set types = {} -%}
     {%- for column in adapter.get_columns_in_relation(relation) -%}{%- do types.update({column.name | lower: column.dtype}) -%}{%- endfor -%}
-    {%- set functions = dict(_sw_aggregate_functions()) -%}
-    {%- do functions.update(_sw_sketch_functions()) -%}
+    {%- set functions = dict(stream_windows._sw_aggregate_functions()) -%}
+    {%- do functions.update(stream_windows._sw_sketch_functions()) -%}
     {%- for argument, column, function, spec in wanted
-        if functions[function].get('numeric') and not _sw_is_numeric_type(types[column | lower]) -%}
-      {{ _sw_fail(macro_name, argument, "a call of " ~ function ~ "() on numeric columns (" ~ column ~ " is " ~ types[column | lower] ~ ")", spec) }}
+        if functions[function].get('numeric') and not stream_windows._sw_is_numeric_type(types[column | lower]) -%}
+      {{ stream_windows._sw_fail(macro_name, argument, "a call of " ~ function ~ "() on numeric columns (" ~ column ~ " is " ~ types[column | lower] ~ ")", spec) }}
     {%- endfor -%}
   {%- endif -%}
 {% endmacro %}
 
 {% macro _sw_require_arrival(agg, arrival) %}
   {%- if agg.ordered and not arrival -%}
-    {{ _sw_fail(agg.macro, 'arrival_order', "a column giving arrival order for " ~ agg.function ~ "()", arrival) }}
+    {{ stream_windows._sw_fail(agg.macro, 'arrival_order', "a column giving arrival order for " ~ agg.function ~ "()", arrival) }}
   {%- endif -%}
 {% endmacro %}
 
@@ -248,11 +248,11 @@
       that append the OVER clause themselves (fenl_aggregate) or group. Functions that
       need more than one call go through _sw_window_expr. -#}
   {%- set f = agg.function -%}
-  {%- set y = _sw_second_input(agg) -%}
+  {%- set y = stream_windows._sw_second_input(agg) -%}
   {%- if f in ('nest', 'distinctnest', 'nth', 'rate') -%}
     {#- A caller that appends its own OVER clause cannot wrap these: it must use
         _sw_window_expr, or refuse them (_sw_unsupported_functions). -#}
-    {{ _sw_fail(agg.macro, "aggregates['" ~ agg.name ~ "']", "an aggregate that " ~ agg.macro ~ "() can compute (" ~ f ~ "() is not one aggregate call)", f ~ '(' ~ (agg.columns | join(', ')) ~ ')') }}
+    {{ stream_windows._sw_fail(agg.macro, "aggregates['" ~ agg.name ~ "']", "an aggregate that " ~ agg.macro ~ "() can compute (" ~ f ~ "() is not one aggregate call)", f ~ '(' ~ (agg.columns | join(', ')) ~ ')') }}
   {%- elif f == 'avg' and integer_avg -%}
     {{ return('cast(sum(' ~ x ~ ') / count(' ~ x ~ ') as bigint)') }}
   {%- elif f == 'first' -%}
@@ -278,17 +278,17 @@
 {% macro _sw_window_expr(agg, x, arrival, integer_avg, over) %}
   {#- The aggregate over one window frame, with its OVER clause: `over` is a window
       name or a parenthesized window spec. -#}
-  {{- _sw_require_arrival(agg, arrival) -}}
+  {{- stream_windows._sw_require_arrival(agg, arrival) -}}
   {%- set f = agg.function -%}
   {%- set w = ' over ' ~ over -%}
   {%- if f == 'avg' and integer_avg -%}
     {{ return('cast(sum(' ~ x ~ ')' ~ w ~ ' / count(' ~ x ~ ')' ~ w ~ ' as bigint)') }}
   {%- elif f in ('nest', 'distinctnest', 'nth') -%}
-    {{ return(_sw_from_items(agg, 'array_sort(collect_list(' ~ _sw_items_expr(x, arrival) ~ ')' ~ w ~ ')')) }}
+    {{ return(stream_windows._sw_from_items(agg, 'array_sort(collect_list(' ~ stream_windows._sw_items_expr(x, arrival) ~ ')' ~ w ~ ')')) }}
   {%- elif f == 'rate' -%}
-    {{ return(_sw_rate_of('count(' ~ x ~ ')' ~ w, agg.duration)) }}
+    {{ return(stream_windows._sw_rate_of('count(' ~ x ~ ')' ~ w, agg.duration)) }}
   {%- else -%}
-    {{ return(_sw_single_window_expr(agg, x, arrival, integer_avg) ~ w) }}
+    {{ return(stream_windows._sw_single_window_expr(agg, x, arrival, integer_avg) ~ w) }}
   {%- endif -%}
 {% endmacro %}
 
@@ -302,9 +302,9 @@
       [part_name, ONE SQL aggregate call] (the caller appends the OVER clause).
       Variances and co-moments are kept as (count, mean, population (co)variance)
       and merged with Chan's formula, so no sum of squares ever cancels. -#}
-  {{- _sw_require_arrival(agg, arrival) -}}
+  {{- stream_windows._sw_require_arrival(agg, arrival) -}}
   {%- set f = agg.function -%}
-  {%- set y = _sw_second_input(agg) -%}
+  {%- set y = stream_windows._sw_second_input(agg) -%}
   {%- if f in ('min', 'max', 'sum', 'count') -%}
     {{ return([[f, f ~ '(' ~ x ~ ')']]) }}
   {%- elif f == 'avg' -%}
@@ -314,7 +314,7 @@
   {%- elif f == 'last' -%}
     {{ return([['value', 'max_by(' ~ x ~ ', ' ~ arrival ~ ')'], ['arrival', 'max(' ~ arrival ~ ')']]) }}
   {%- elif f in ('nest', 'distinctnest', 'nth') -%}
-    {{ return([['items', 'collect_list(' ~ _sw_items_expr(x, arrival) ~ ')']]) }}
+    {{ return([['items', 'collect_list(' ~ stream_windows._sw_items_expr(x, arrival) ~ ')']]) }}
   {%- elif f == 'median' -%}
     {{ return([['values', 'collect_list(' ~ x ~ ')']]) }}
   {%- elif f == 'rate' -%}
@@ -324,7 +324,7 @@
   {%- elif f in ('var', 'stddev') -%}
     {{ return([['n', 'count(' ~ x ~ ')'], ['mean', 'avg(' ~ x ~ ')'], ['var_pop', 'var_pop(' ~ x ~ ')']]) }}
   {%- else -%}
-    {%- set xp, yp = _sw_pair_inputs(x, y) -%}
+    {%- set xp, yp = stream_windows._sw_pair_inputs(x, y) -%}
     {%- set parts = [['n', 'count(' ~ xp ~ ')'], ['mean_x', 'avg(' ~ xp ~ ')'], ['mean_y', 'avg(' ~ yp ~ ')'],
                      ['covar_pop', 'covar_pop(' ~ x ~ ', ' ~ y ~ ')']] -%}
     {%- if f == 'corr' -%}
@@ -362,29 +362,29 @@
   {%- elif f == 'last' -%}
     {{ return('case when ' ~ a.arrival ~ ' > ' ~ b.arrival ~ ' then ' ~ a.value ~ ' else ' ~ b.value ~ ' end') }}
   {%- elif f in ('nest', 'distinctnest', 'nth') -%}
-    {{ return(_sw_from_items(agg, 'array_sort(concat(' ~ a['items'] ~ ', ' ~ b['items'] ~ '))')) }}
+    {{ return(stream_windows._sw_from_items(agg, 'array_sort(concat(' ~ a['items'] ~ ', ' ~ b['items'] ~ '))')) }}
   {%- elif f == 'median' -%}
-    {{ return(_sw_median_of_sorted('array_sort(concat(' ~ a['values'] ~ ', ' ~ b['values'] ~ '))')) }}
+    {{ return(stream_windows._sw_median_of_sorted('array_sort(concat(' ~ a['values'] ~ ', ' ~ b['values'] ~ '))')) }}
   {%- elif f == 'rate' -%}
-    {{ return(_sw_rate_of(a['count'] ~ ' + ' ~ b['count'], agg.duration)) }}
+    {{ return(stream_windows._sw_rate_of(a['count'] ~ ' + ' ~ b['count'], agg.duration)) }}
   {%- elif f == 'completeness' -%}
     {{ return('cast(' ~ a.present ~ ' + ' ~ b.present ~ ' as double) / nullif(' ~ a.rows ~ ' + ' ~ b.rows ~ ', 0)') }}
   {%- elif f in ('var', 'stddev') -%}
     {%- set n = '(' ~ a.n ~ ' + ' ~ b.n ~ ')' -%}
     {%- set delta = b.mean ~ ' - ' ~ a.mean -%}
-    {%- set m2 = _sw_chan(a.n, b.n, a.var_pop ~ ' * ' ~ a.n, b.var_pop ~ ' * ' ~ b.n, delta, delta) -%}
+    {%- set m2 = stream_windows._sw_chan(a.n, b.n, a.var_pop ~ ' * ' ~ a.n, b.var_pop ~ ' * ' ~ b.n, delta, delta) -%}
     {%- set variance = 'case when ' ~ n ~ ' >= 2 then ' ~ m2 ~ ' / (' ~ n ~ ' - 1) end' -%}
     {{ return(('sqrt(' ~ variance ~ ')') if f == 'stddev' else variance) }}
   {%- else -%}
     {%- set n = '(' ~ a.n ~ ' + ' ~ b.n ~ ')' -%}
     {%- set dx = b.mean_x ~ ' - ' ~ a.mean_x -%}
     {%- set dy = b.mean_y ~ ' - ' ~ a.mean_y -%}
-    {%- set cxy = _sw_chan(a.n, b.n, a.covar_pop ~ ' * ' ~ a.n, b.covar_pop ~ ' * ' ~ b.n, dx, dy) -%}
+    {%- set cxy = stream_windows._sw_chan(a.n, b.n, a.covar_pop ~ ' * ' ~ a.n, b.covar_pop ~ ' * ' ~ b.n, dx, dy) -%}
     {%- if f == 'cov' -%}
       {{ return('case when ' ~ n ~ ' >= 2 then ' ~ cxy ~ ' / (' ~ n ~ ' - 1) end') }}
     {%- endif -%}
-    {%- set cxx = _sw_chan(a.n, b.n, a.var_pop_x ~ ' * ' ~ a.n, b.var_pop_x ~ ' * ' ~ b.n, dx, dx) -%}
-    {%- set cyy = _sw_chan(a.n, b.n, a.var_pop_y ~ ' * ' ~ a.n, b.var_pop_y ~ ' * ' ~ b.n, dy, dy) -%}
+    {%- set cxx = stream_windows._sw_chan(a.n, b.n, a.var_pop_x ~ ' * ' ~ a.n, b.var_pop_x ~ ' * ' ~ b.n, dx, dx) -%}
+    {%- set cyy = stream_windows._sw_chan(a.n, b.n, a.var_pop_y ~ ' * ' ~ a.n, b.var_pop_y ~ ' * ' ~ b.n, dy, dy) -%}
     {{ return('case when ' ~ n ~ ' >= 2 and ' ~ cxx ~ ' > 0 and ' ~ cyy ~ ' > 0 then ' ~ cxy ~ ' / sqrt(' ~ cxx ~ ' * ' ~ cyy ~ ') end') }}
   {%- endif -%}
 {% endmacro %}

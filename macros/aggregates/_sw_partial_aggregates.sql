@@ -19,17 +19,17 @@
 
 {% macro _sw_partial_states(agg, x, arrival, pane) %}
   {#- [[state, SQL aggregate expression over the pane's rows], ...]. -#}
-  {{- _sw_require_arrival(agg, arrival) -}}
+  {{- stream_windows._sw_require_arrival(agg, arrival) -}}
   {%- set f = agg.function -%}
-  {%- set y = _sw_second_input(agg) -%}
+  {%- set y = stream_windows._sw_second_input(agg) -%}
   {%- if f in ('min', 'max', 'sum', 'count', 'avg', 'first', 'last') -%}
     {#- The same parts as the ties='arrival' split of a window. -#}
-    {{ return(_sw_window_parts(agg, x, arrival)) }}
+    {{ return(stream_windows._sw_window_parts(agg, x, arrival)) }}
   {%- elif f == 'nth' -%}
     {#- Only the pane's first n items can be the merged n-th. -#}
-    {{ return([['items', 'slice(array_sort(collect_list(' ~ _sw_items_expr(x, arrival) ~ ')), 1, ' ~ agg.n ~ ')']]) }}
+    {{ return([['items', 'slice(array_sort(collect_list(' ~ stream_windows._sw_items_expr(x, arrival) ~ ')), 1, ' ~ agg.n ~ ')']]) }}
   {%- elif f in ('nest', 'distinctnest') -%}
-    {{ return([['items', 'array_sort(collect_list(' ~ _sw_items_expr(x, arrival) ~ '))']]) }}
+    {{ return([['items', 'array_sort(collect_list(' ~ stream_windows._sw_items_expr(x, arrival) ~ '))']]) }}
   {%- elif f == 'median' -%}
     {#- Sorted: the state is then the same whatever order the partitions arrive in. #}
     {{ return([['values', 'array_sort(collect_list(' ~ x ~ '))']]) }}
@@ -40,7 +40,7 @@
   {%- elif f in ('var', 'stddev') -%}
     {{ return([['n', 'count(' ~ x ~ ')'], ['mean', 'avg(' ~ x ~ ')'], ['m2', 'var_pop(' ~ x ~ ') * count(' ~ x ~ ')']]) }}
   {%- elif f in ('cov', 'corr') -%}
-    {%- set xp, yp = _sw_pair_inputs(x, y) -%}
+    {%- set xp, yp = stream_windows._sw_pair_inputs(x, y) -%}
     {%- set states = [['n', 'count(' ~ xp ~ ')'], ['mean_x', 'avg(' ~ xp ~ ')'], ['mean_y', 'avg(' ~ yp ~ ')'],
                       ['cxy', 'covar_pop(' ~ x ~ ', ' ~ y ~ ') * count(' ~ xp ~ ')']] -%}
     {%- if f == 'corr' -%}
@@ -56,7 +56,7 @@
 
 {% macro _sw_partial_state_names(agg) %}
   {%- set names = [] -%}
-  {%- for state, sql in _sw_partial_states(agg, 'x', 'a', {'window_from': 'f', 'window_to': 't'}) -%}
+  {%- for state, sql in stream_windows._sw_partial_states(agg, 'x', 'a', {'window_from': 'f', 'window_to': 't'}) -%}
     {%- do names.append(agg.name ~ '__' ~ state) -%}
   {%- endfor -%}
   {{ return(names) }}
@@ -96,9 +96,9 @@
   {%- elif f == 'last' -%}
     {{ return('max_by(' ~ s ~ 'value, ' ~ s ~ 'arrival)') }}
   {%- elif f in ('nth', 'nest', 'distinctnest') -%}
-    {{ return(_sw_from_items(agg, 'array_sort(flatten(collect_list(' ~ s ~ 'items)))')) }}
+    {{ return(stream_windows._sw_from_items(agg, 'array_sort(flatten(collect_list(' ~ s ~ 'items)))')) }}
   {%- elif f == 'median' -%}
-    {{ return(_sw_median_of_sorted('array_sort(flatten(collect_list(' ~ s ~ 'values)))')) }}
+    {{ return(stream_windows._sw_median_of_sorted('array_sort(flatten(collect_list(' ~ s ~ 'values)))')) }}
   {%- elif f == 'rate' -%}
     {{ return('cast(sum(' ~ s ~ 'count) as double) / case when max(' ~ h ~ 'span) > 0 then max(' ~ h ~ 'span) end') }}
   {%- elif f == 'completeness' -%}

@@ -15,43 +15,43 @@
     (Fenl's repeated aggregation), cumulatively. -#}
 {% macro default__fenl_aggregate(relation, entity, time_column, aggregates, arrival_order, window, columns, time_zone) %}
   {%- set macro_name = 'fenl_aggregate' -%}
-  {%- if relation is none -%}{{ _sw_fail(macro_name, 'relation', 'a relation (ref, source or CTE name)', relation) }}{%- endif -%}
-  {%- set entities = _sw_as_list(macro_name, 'entity', entity) -%}
-  {%- if not entities -%}{{ _sw_fail(macro_name, 'entity', 'a column name or a list of column names', entity) }}{%- endif -%}
-  {%- if time_column is not string or not time_column -%}{{ _sw_fail(macro_name, 'time_column', 'a column name', time_column) }}{%- endif -%}
-  {%- set spec = _sw_fenl_window(macro_name, window) -%}
-  {%- set pipelines = _sw_fenl_parse_pipelines(macro_name, aggregates) -%}
-  {%- set passthrough = _sw_as_list(macro_name, 'columns', columns) -%}
+  {%- if relation is none -%}{{ stream_windows._sw_fail(macro_name, 'relation', 'a relation (ref, source or CTE name)', relation) }}{%- endif -%}
+  {%- set entities = stream_windows._sw_as_list(macro_name, 'entity', entity) -%}
+  {%- if not entities -%}{{ stream_windows._sw_fail(macro_name, 'entity', 'a column name or a list of column names', entity) }}{%- endif -%}
+  {%- if time_column is not string or not time_column -%}{{ stream_windows._sw_fail(macro_name, 'time_column', 'a column name', time_column) }}{%- endif -%}
+  {%- set spec = stream_windows._sw_fenl_window(macro_name, window) -%}
+  {%- set pipelines = stream_windows._sw_fenl_parse_pipelines(macro_name, aggregates) -%}
+  {%- set passthrough = stream_windows._sw_as_list(macro_name, 'columns', columns) -%}
   {%- if arrival_order is not none and (arrival_order is not string or not arrival_order) -%}
-    {{ _sw_fail(macro_name, 'arrival_order', 'a column name', arrival_order) }}
+    {{ stream_windows._sw_fail(macro_name, 'arrival_order', 'a column name', arrival_order) }}
   {%- endif -%}
   {%- if arrival_order is none and spec.fenl_window != 'cron' -%}
-    {{ _sw_fail(macro_name, 'arrival_order', "a column giving arrival order (such as seq), which orders rows of equal time", arrival_order) }}
+    {{ stream_windows._sw_fail(macro_name, 'arrival_order', "a column giving arrival order (such as seq), which orders rows of equal time", arrival_order) }}
   {%- endif -%}
   {%- for p in pipelines if p.stages[0].function in ('first', 'last') and arrival_order is none -%}
-    {{ _sw_fail(macro_name, 'arrival_order', "a column giving arrival order for " ~ p.stages[0].function ~ "()", arrival_order) }}
+    {{ stream_windows._sw_fail(macro_name, 'arrival_order', "a column giving arrival order for " ~ p.stages[0].function ~ "()", arrival_order) }}
   {%- endfor -%}
   {%- if spec.fenl_window == 'cron' and passthrough -%}
-    {{ _sw_fail(macro_name, 'columns', "none with a cron window (its rows are entity periods, not input rows)", passthrough) }}
+    {{ stream_windows._sw_fail(macro_name, 'columns', "none with a cron window (its rows are entity periods, not input rows)", passthrough) }}
   {%- endif -%}
   {%- if time_zone is not string or time_zone not in modules.pytz.all_timezones -%}
-    {{ _sw_fail(macro_name, 'time_zone', "an IANA time zone name such as 'UTC' or 'Europe/Berlin'", time_zone) }}
+    {{ stream_windows._sw_fail(macro_name, 'time_zone', "an IANA time zone name such as 'UTC' or 'Europe/Berlin'", time_zone) }}
   {%- endif -%}
   {%- if time_zone != 'UTC' and spec.fenl_window != 'cron' -%}
-    {{ _sw_fail(macro_name, 'time_zone', "'UTC' unless the window is a cron window (fenl_since(period=...)), the only one that reads clock boundaries", time_zone) }}
+    {{ stream_windows._sw_fail(macro_name, 'time_zone', "'UTC' unless the window is a cron window (stream_windows.fenl_since(period=...)), the only one that reads clock boundaries", time_zone) }}
   {%- endif -%}
   {%- set wanted = [('time_column', time_column)] -%}
   {%- for column in entities -%}{%- do wanted.append(('entity', column)) -%}{%- endfor -%}
   {%- if arrival_order -%}{%- do wanted.append(('arrival_order', arrival_order)) -%}{%- endif -%}
   {%- for p in pipelines if p.stages[0].column != '*' -%}{%- do wanted.append(("aggregates['" ~ p.name ~ "']", p.stages[0].column)) -%}{%- endfor -%}
   {%- for column in passthrough -%}{%- do wanted.append(('columns', column)) -%}{%- endfor -%}
-  {{- _sw_check_columns_exist(macro_name, relation, wanted) -}}
+  {{- stream_windows._sw_check_columns_exist(macro_name, relation, wanted) -}}
 
-  {%- set checked = _sw_fenl_checked_input(macro_name, relation, entities, time_column, arrival_order) -%}
+  {%- set checked = stream_windows._sw_fenl_checked_input(macro_name, relation, entities, time_column, arrival_order) -%}
   {%- if spec.fenl_window == 'cron' -%}
-    {{ return(_sw_fenl_cron(checked, entities, time_column, arrival_order, pipelines, spec.period, time_zone)) }}
+    {{ return(stream_windows._sw_fenl_cron(checked, entities, time_column, arrival_order, pipelines, spec.period, time_zone)) }}
   {%- else -%}
-    {{ return(_sw_fenl_per_row(checked, entities, time_column, arrival_order, pipelines, spec, passthrough)) }}
+    {{ return(stream_windows._sw_fenl_per_row(checked, entities, time_column, arrival_order, pipelines, spec, passthrough)) }}
   {%- endif -%}
 {% endmacro %}
 
@@ -62,28 +62,28 @@
   {%- elif window is mapping and window.fenl_window in ('sliding', 'since', 'cron') -%}
     {{ return(window) }}
   {%- else -%}
-    {{ _sw_fail(macro_name, 'window', "'cumulative' (default), fenl_sliding(n, predicate), fenl_since(predicate) or fenl_since(period=...)", window) }}
+    {{ stream_windows._sw_fail(macro_name, 'window', "'cumulative' (default), stream_windows.fenl_sliding(n, predicate), stream_windows.fenl_since(predicate) or stream_windows.fenl_since(period=...)", window) }}
   {%- endif -%}
 {% endmacro %}
 
 {% macro _sw_fenl_parse_pipelines(macro_name, aggregates) %}
   {#- {output: 'f(column) | g() | ...'} -> [{'name', 'stages': [{'function', 'column'}, ...]}].
       The first stage is checked by the shared vocabulary; Fenl's `mean` is avg. -#}
-  {%- set known = _sw_window_function_names() -%}
+  {%- set known = stream_windows._sw_window_function_names() -%}
   {%- if aggregates is not mapping or aggregates | length == 0 -%}
-    {{ _sw_fail(macro_name, 'aggregates', "a mapping of output column to 'function(column)', optionally followed by '| function()' stages, with function one of mean, " ~ (known | join(', ')), aggregates) }}
+    {{ stream_windows._sw_fail(macro_name, 'aggregates', "a mapping of output column to 'function(column)', optionally followed by '| function()' stages, with function one of mean, " ~ (known | join(', ')), aggregates) }}
   {%- endif -%}
   {%- set pipelines = [] -%}
   {%- for name, spec in aggregates.items() -%}
     {%- set parts = spec.split('|') if spec is string else [spec] -%}
     {%- set first = modules.re.sub('(?i)^\\s*mean\\s*[(]', 'avg(', parts[0]) if parts[0] is string else parts[0] -%}
-    {%- set stages = _sw_parse_aggregates(macro_name, {name: first}) -%}
+    {%- set stages = stream_windows._sw_parse_aggregates(macro_name, {name: first}) -%}
     {%- for part in parts[1:] -%}
       {%- set match = modules.re.match('^\\s*([A-Za-z_]+)\\s*[(]\\s*[)]\\s*$', part) -%}
       {%- set function = (match.group(1) | lower) if match else none -%}
       {%- set function = 'avg' if function == 'mean' else function -%}
       {%- if function not in known -%}
-        {{ _sw_fail(macro_name, "aggregates['" ~ name ~ "']", "a pipeline 'function(column) | function() ...' whose later stages are function() with function one of mean, " ~ (known | join(', ')), spec) }}
+        {{ stream_windows._sw_fail(macro_name, "aggregates['" ~ name ~ "']", "a pipeline 'function(column) | function() ...' whose later stages are function() with function one of mean, " ~ (known | join(', ')), spec) }}
       {%- endif -%}
       {%- do stages.append({'name': name, 'function': function, 'column': none}) -%}
     {%- endfor -%}
@@ -111,7 +111,7 @@
   {%- elif agg.function == 'last' -%}
     {{ return(value) }}
   {%- else -%}
-    {{ return(_sw_single_window_expr(agg, value, none, false) ~ ' over ' ~ over) }}
+    {{ return(stream_windows._sw_single_window_expr(agg, value, none, false) ~ ' over ' ~ over) }}
   {%- endif -%}
 {% endmacro %}
 
@@ -125,7 +125,7 @@
   {%- for k in range(2, depth + 1) -%}
     {%- set exprs = [] -%}
     {%- for p in pipelines if p.stages | length >= k -%}
-      {%- do exprs.append(_sw_fenl_stage_expr(p.stages[k - 1], '_sw_' ~ p.name ~ '_' ~ (k - 1), over) ~ ' as _sw_' ~ p.name ~ '_' ~ k) -%}
+      {%- do exprs.append(stream_windows._sw_fenl_stage_expr(p.stages[k - 1], '_sw_' ~ p.name ~ '_' ~ (k - 1), over) ~ ' as _sw_' ~ p.name ~ '_' ~ k) -%}
     {%- endfor -%}
     {%- set sql.text = 'select _sw_stage_' ~ (k - 1) ~ '.*, ' ~ exprs | join(', ') ~ ' from (' ~ sql.text ~ ') as _sw_stage_' ~ (k - 1) -%}
   {%- endfor -%}
@@ -166,7 +166,7 @@
     {%- set over = '(' ~ running ~ ')' -%}
     {%- for p in pipelines -%}
       {%- set agg = p.stages[0] -%}
-      {%- do first.append(_sw_fenl_stage_expr(agg, '1' if agg.column == '*' else agg.column, over) ~ ' as _sw_' ~ p.name ~ '_1') -%}
+      {%- do first.append(stream_windows._sw_fenl_stage_expr(agg, '1' if agg.column == '*' else agg.column, over) ~ ' as _sw_' ~ p.name ~ '_1') -%}
     {%- endfor -%}
     {%- set staged = 'select _sw_prepared.*, ' ~ first | join(', ') ~ ' from (' ~ prepared ~ ') as _sw_prepared' -%}
   {%- elif kind == 'since' -%}
@@ -177,7 +177,7 @@
     {%- set over = '(' ~ partition ~ ', _sw_since_window order by ' ~ order_by ~ ' rows between unbounded preceding and current row)' -%}
     {%- for p in pipelines -%}
       {%- set agg = p.stages[0] -%}
-      {%- do first.append(_sw_fenl_stage_expr(agg, '1' if agg.column == '*' else agg.column, over) ~ ' as _sw_' ~ p.name ~ '_1') -%}
+      {%- do first.append(stream_windows._sw_fenl_stage_expr(agg, '1' if agg.column == '*' else agg.column, over) ~ ' as _sw_' ~ p.name ~ '_1') -%}
     {%- endfor -%}
     {%- set staged = 'select _sw_prepared.*, ' ~ first | join(', ') ~ ' from (' ~ prepared ~ ') as _sw_prepared' -%}
   {%- else -%}
@@ -197,7 +197,7 @@
       {%- elif agg.function == 'last' -%}
         {%- set expr = agg.column -%}
       {%- else -%}
-        {%- set expr = _sw_single_window_expr(agg, '1' if agg.column == '*' else agg.column, none, false) ~ ' over ' ~ over -%}
+        {%- set expr = stream_windows._sw_single_window_expr(agg, '1' if agg.column == '*' else agg.column, none, false) ~ ' over ' ~ over -%}
       {%- endif -%}
       {%- do raw.append(expr ~ ' as _sw_' ~ p.name ~ '_raw') -%}
       {%- do cell_fields.append("'" ~ p.name ~ "', case when _sw_counted_rank >= " ~ spec.n ~ ' then _sw_' ~ p.name ~ '_raw end') -%}
@@ -213,11 +213,11 @@
         ~ ') end, true) over (' ~ running ~ ') as _sw_counted_cell from (' ~ windowed ~ ') as _sw_windowed' -%}
     {%- set staged = 'select _sw_carried.*, ' ~ first | join(', ') ~ ' from (' ~ carried ~ ') as _sw_carried' -%}
   {%- endif -%}
-  {%- set internal = _sw_fenl_internal_columns(pipelines, helpers) -%}
+  {%- set internal = stream_windows._sw_fenl_internal_columns(pipelines, helpers) -%}
 select
     {{ (passthrough | join(', ')) if passthrough else '* except (' ~ internal | join(', ') ~ ')' }},
-    {{ _sw_fenl_outputs(pipelines) | join(',\n    ') }}
-from ({{ _sw_fenl_later_stages(pipelines, staged, order_by, entities, none) }}) as _sw_result
+    {{ stream_windows._sw_fenl_outputs(pipelines) | join(',\n    ') }}
+from ({{ stream_windows._sw_fenl_later_stages(pipelines, staged, order_by, entities, none) }}) as _sw_result
 {% endmacro %}
 
 {% macro _sw_fenl_period_sql(period, time_zone) %}
@@ -267,7 +267,7 @@ from ({{ _sw_fenl_later_stages(pipelines, staged, order_by, entities, none) }}) 
       (A grid of entities x periods joined back to the grouped rows makes Spark scan
       and group the input two or three times: it pushes the span's min/max and the
       distinct entities down to the scan.) -#}
-  {%- set bounds = _sw_fenl_period_sql(period, time_zone) -%}
+  {%- set bounds = stream_windows._sw_fenl_period_sql(period, time_zone) -%}
   {%- set entity_sql = entities | join(', ') -%}
   {%- set order_key = 'struct(' ~ time_column ~ (', ' ~ arrival_order if arrival_order else '') ~ ')' -%}
   {%- set per_period = [] -%}
@@ -280,7 +280,7 @@ from ({{ _sw_fenl_later_stages(pipelines, staged, order_by, entities, none) }}) 
     {%- elif agg.function == 'last' -%}
       {%- set expr = 'max_by(' ~ agg.column ~ ', ' ~ order_key ~ ')' -%}
     {%- else -%}
-      {%- set expr = _sw_single_window_expr(agg, '1' if agg.column == '*' else agg.column, none, false) -%}
+      {%- set expr = stream_windows._sw_single_window_expr(agg, '1' if agg.column == '*' else agg.column, none, false) -%}
     {%- endif -%}
     {%- set column = '_sw_' ~ p.name ~ '_1' -%}
     {%- do per_period.append(expr ~ ' as ' ~ column) -%}
@@ -335,6 +335,6 @@ select
     {{ entity_sql }},
     {{ bounds.start }} as period_start,
     {{ bounds.end }} as period_end,
-    {{ _sw_fenl_outputs(pipelines) | join(',\n    ') }}
-from ({{ _sw_fenl_later_stages(pipelines, grid, '_sw_period', entities, none) }}) as _sw_result
+    {{ stream_windows._sw_fenl_outputs(pipelines) | join(',\n    ') }}
+from ({{ stream_windows._sw_fenl_later_stages(pipelines, grid, '_sw_period', entities, none) }}) as _sw_result
 {% endmacro %}

@@ -8,14 +8,14 @@
 {% macro fenl_since(predicate=none, period=none) %}
   {%- set periods = ['hourly', 'daily', 'monthly', 'yearly'] -%}
   {%- if (predicate is none) == (period is none) -%}
-    {{ _sw_fail('fenl_since', 'predicate', "given alone, or replaced by `period` (one of " ~ (periods | join(', ')) ~ "), not both", predicate) }}
+    {{ stream_windows._sw_fail('fenl_since', 'predicate', "given alone, or replaced by `period` (one of " ~ (periods | join(', ')) ~ "), not both", predicate) }}
   {%- endif -%}
   {%- if period is not none -%}
-    {{ _sw_check_choice('fenl_since', 'period', period | lower if period is string else period, periods) }}
+    {{ stream_windows._sw_check_choice('fenl_since', 'period', period | lower if period is string else period, periods) }}
     {{ return({'fenl_window': 'cron', 'period': period | lower}) }}
   {%- endif -%}
   {%- if predicate is not string or not predicate | trim -%}
-    {{ _sw_fail('fenl_since', 'predicate', 'a boolean SQL expression over the row (such as is_reset)', predicate) }}
+    {{ stream_windows._sw_fail('fenl_since', 'predicate', 'a boolean SQL expression over the row (such as is_reset)', predicate) }}
   {%- endif -%}
   {{ return({'fenl_window': 'since', 'predicate': predicate}) }}
 {% endmacro %}

@@ -3,11 +3,11 @@
     true, emitted at every input row, NULL while fewer than n such rows exist
     (SEMANTICS.md section 4). -#}
 {% macro fenl_sliding(n, predicate='true') %}
-  {%- if not _sw_is_number(n) or n != (n | int) or n < 1 -%}
-    {{ _sw_fail('fenl_sliding', 'n', 'a whole number of rows >= 1', n) }}
+  {%- if not stream_windows._sw_is_number(n) or n != (n | int) or n < 1 -%}
+    {{ stream_windows._sw_fail('fenl_sliding', 'n', 'a whole number of rows >= 1', n) }}
   {%- endif -%}
   {%- if predicate is not string or not predicate | trim -%}
-    {{ _sw_fail('fenl_sliding', 'predicate', 'a boolean SQL expression over the row (such as is_valid)', predicate) }}
+    {{ stream_windows._sw_fail('fenl_sliding', 'predicate', 'a boolean SQL expression over the row (such as is_valid)', predicate) }}
   {%- endif -%}
   {{ return({'fenl_window': 'sliding', 'n': n | int, 'predicate': predicate}) }}
 {% endmacro %}

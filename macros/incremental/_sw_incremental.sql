@@ -32,23 +32,23 @@
   {%- set rule = "{'partition': 'day' (timestamp time) or a number > 0 (numeric time), 'late_rows': 'error' | 'audit' | 'reprocess'"
       ~ (", 'time_column': <column>}" if time_column is none else "}") -%}
   {%- set allowed = ['partition', 'late_rows'] + (['time_column'] if time_column is none else []) -%}
-  {%- if incremental is not mapping or 'partition' not in incremental -%}{{ _sw_fail(macro_name, 'incremental', rule, incremental) }}{%- endif -%}
-  {%- for key in incremental if key not in allowed -%}{{ _sw_fail(macro_name, 'incremental', rule, incremental) }}{%- endfor -%}
+  {%- if incremental is not mapping or 'partition' not in incremental -%}{{ stream_windows._sw_fail(macro_name, 'incremental', rule, incremental) }}{%- endif -%}
+  {%- for key in incremental if key not in allowed -%}{{ stream_windows._sw_fail(macro_name, 'incremental', rule, incremental) }}{%- endfor -%}
   {%- set column = time_column if time_column is not none else incremental.get('time_column') -%}
-  {%- if column is not string or not column -%}{{ _sw_fail(macro_name, "incremental['time_column']", 'the column whose time partitions the table', column) }}{%- endif -%}
+  {%- if column is not string or not column -%}{{ stream_windows._sw_fail(macro_name, "incremental['time_column']", 'the column whose time partitions the table', column) }}{%- endif -%}
   {%- set partition = incremental.partition -%}
   {%- if partition == 'day' -%}
     {%- set kind = 'interval' -%}
-  {%- elif _sw_is_number(partition) and partition > 0 -%}
+  {%- elif stream_windows._sw_is_number(partition) and partition > 0 -%}
     {%- set kind = 'number' -%}
   {%- else -%}
-    {{ _sw_fail(macro_name, "incremental['partition']", "'day' for a timestamp time column or a number > 0 for a numeric one", partition) }}
+    {{ stream_windows._sw_fail(macro_name, "incremental['partition']", "'day' for a timestamp time column or a number > 0 for a numeric one", partition) }}
   {%- endif -%}
   {%- if time_kind is not none and time_kind != kind -%}
-    {{ _sw_fail(macro_name, "incremental['partition']", ("'day' (the window's range is an interval)" if time_kind == 'interval' else "a number > 0 (the window's range is numeric)"), partition) }}
+    {{ stream_windows._sw_fail(macro_name, "incremental['partition']", ("'day' (the window's range is an interval)" if time_kind == 'interval' else "a number > 0 (the window's range is numeric)"), partition) }}
   {%- endif -%}
   {%- set late_rows = incremental.get('late_rows', 'error') -%}
-  {{- _sw_check_choice(macro_name, "incremental['late_rows']", late_rows, ['error', 'audit', 'reprocess']) -}}
+  {{- stream_windows._sw_check_choice(macro_name, "incremental['late_rows']", late_rows, ['error', 'audit', 'reprocess']) -}}
   {{ return({'time_column': column, 'partition': partition, 'late_rows': late_rows, 'kind': kind}) }}
 {% endmacro %}
 
@@ -79,7 +79,7 @@
   {%- set partition_by = config.get('partition_by') -%}
   {%- set partition_by = [partition_by] if partition_by is string else (partition_by or []) | list -%}
   {%- if config.get('materialized') != 'incremental' or strategy != 'insert_overwrite' or partition_by != ['time_partition'] -%}
-    {{ _sw_fail(macro_name, 'incremental', "used in a model configured materialized='incremental', incremental_strategy='insert_overwrite', partition_by=['time_partition'] (model "
+    {{ stream_windows._sw_fail(macro_name, 'incremental', "used in a model configured materialized='incremental', incremental_strategy='insert_overwrite', partition_by=['time_partition'] (model "
         ~ model.name ~ " has materialized=" ~ config.get('materialized') ~ ", incremental_strategy=" ~ strategy ~ ", partition_by=" ~ partition_by ~ ")", 'incremental') }}
   {%- endif -%}
 {% endmacro %}
@@ -89,13 +89,28 @@
       recomputed partition's start, 'input_from_key': from_key - reach_past (none when
       the lookback is counted in rows), 'exclude': a condition on input rows that
       never enter a window (audited late rows) or none}. reach_past/reach_future are
-      in key units. -#}
-  {%- if not execute or spec is none -%}{{ return(none) }}{%- endif -%}
-  {{- _sw_check_incremental_config(macro_name) -}}
-  {%- if not is_incremental() -%}{{ return(none) }}{%- endif -%}
-  {%- set key = _sw_incremental_key(spec) -%}
-  {%- set seen = run_query('select cast(max(' ~ key ~ ') as string) as w, cast(max(' ~ arrival_order ~ ') as string) as s from ' ~ this).rows[0] -%}
-  {%- if seen['w'] is none -%}{{ return(none) }}{%- endif -%}
+      in key units.
+      The latest time W and arrival position S a model holds are kept in its table
+      property stream_windows.watermark, written by a post-hook after each build from
+      the partitions that build wrote: reading them costs no scan. A run that dies
+      between its insert and the hook leaves the older values, so the next run
+      recomputes a little more, to the same rows. -#}
+  {%- set key = stream_windows._sw_incremental_key(spec) -%}
+  {%- if not execute -%}
+    {%- do config(post_hook=["{{ stream_windows._sw_record_watermark('" ~ key ~ "', '" ~ arrival_order ~ "') }}"]) -%}
+    {{ return(none) }}
+  {%- endif -%}
+  {{- stream_windows._sw_check_incremental_config(macro_name) -}}
+  {%- set seen = stream_windows._sw_recorded_watermark() if is_incremental() else none -%}
+  {%- if seen is none and is_incremental() -%}
+    {#- Written before the watermark property existed: read it from the data once. -#}
+    {%- set seen = run_query('select cast(max(' ~ key ~ ') as string) as w, cast(max(' ~ arrival_order ~ ') as string) as s from ' ~ this).rows[0] -%}
+    {%- set seen = {'w': seen['w'], 's': seen['s']} if seen['w'] is not none else none -%}
+  {%- endif -%}
+  {%- if seen is none -%}
+    {%- do run_query('set ' ~ stream_windows._sw_recomputed_conf() ~ '=all') -%}
+    {{ return(none) }}
+  {%- endif -%}
   {%- set w = seen['w'] | int if spec.kind == 'interval' else seen['w'] | float -%}
   {%- set s = seen['s'] -%}
   {%- set audit = this.incorporate(path={'identifier': this.identifier ~ '__late_rows'}) -%}
@@ -132,6 +147,45 @@
       {%- do log(macro_name ~ '() in model ' ~ model.name ~ ': ' ~ row['n'] ~ ' late row(s); recomputing from ' ~ spec.time_column ~ ' ' ~ row['t'] ~ "'s partition", info=true) -%}
     {%- endif -%}
   {%- endif -%}
-  {%- set from_key = _sw_partition_start(spec, from_key) -%}
+  {%- set from_key = stream_windows._sw_partition_start(spec, from_key) -%}
+  {%- set first_partition = ("date'" ~ modules.datetime.datetime.utcfromtimestamp(from_key / 1000000).strftime('%Y-%m-%d') ~ "'") if spec.kind == 'interval' else from_key -%}
+  {%- do run_query('set ' ~ stream_windows._sw_recomputed_conf() ~ '=' ~ first_partition) -%}
   {{ return({'from_key': from_key, 'input_from_key': (from_key - reach_past) if reach_past is not none else none, 'exclude': exclude, 'key': key}) }}
+{% endmacro %}
+
+{% macro _sw_recomputed_conf() %}
+  {#- A session setting naming the first partition this run of the model recomputes
+      ('all' for a full build), for its post-hook. Keyed by a hash of the relation:
+      Spark redacts the values of settings whose names contain "url" (as in hourly). -#}
+  {{ return('stream_windows.recomputed_from.' ~ local_md5(this | string)) }}
+{% endmacro %}
+
+{% macro _sw_recorded_watermark() %}
+  {#- {'w': latest time key, 's': latest arrival position} from the table property,
+      or none. -#}
+  {%- for row in run_query('show tblproperties ' ~ this) if row[0] == 'stream_windows.watermark' -%}
+    {%- set parts = row[1].split('|') -%}
+    {{ return({'w': parts[0], 's': parts[1]}) }}
+  {%- endfor -%}
+  {{ return(none) }}
+{% endmacro %}
+
+{% macro _sw_record_watermark(key, arrival_order) %}
+  {#- The post-hook: the model's latest time key and arrival position, from the
+      partitions this build wrote and the values recorded before, into the table
+      property stream_windows.watermark. -#}
+  {%- if not execute -%}{{ return('') }}{%- endif -%}
+  {%- set since = run_query('set ' ~ stream_windows._sw_recomputed_conf()).rows[0][1] -%}
+  {%- set partial = since not in (none, 'all', '<undefined>') -%}
+  {%- set now = run_query('select cast(max(' ~ key ~ ') as string) as w, cast(max(' ~ arrival_order ~ ') as string) as s from ' ~ this
+      ~ (' where time_partition >= ' ~ since if partial else '')).rows[0] -%}
+  {%- set before = stream_windows._sw_recorded_watermark() if partial else none -%}
+  {%- set w = now['w'] -%}
+  {%- set s = now['s'] -%}
+  {%- if before is not none -%}
+    {%- set w = before['w'] if w is none or (before['w'] | float) > (w | float) else w -%}
+    {%- set s = before['s'] if s is none or (before['s'] | float) > (s | float) else s -%}
+  {%- endif -%}
+  {%- if w is none -%}{{ return('') }}{%- endif -%}
+  {{ return("alter table " ~ this ~ " set tblproperties ('stream_windows.watermark' = '" ~ w ~ "|" ~ s ~ "')") }}
 {% endmacro %}

@@ -17,17 +17,17 @@
     of input rows. The panes' size must divide both s and a (checked on every row). -#}
 {% macro default__merge_partial_aggregates(relation, group_by, aggregates, window) %}
   {%- set macro_name = 'merge_partial_aggregates' -%}
-  {%- if relation is none -%}{{ _sw_fail(macro_name, 'relation', 'a relation made by partial_aggregate (ref or CTE name)', relation) }}{%- endif -%}
-  {%- set groups = _sw_as_list(macro_name, 'group_by', group_by) -%}
+  {%- if relation is none -%}{{ stream_windows._sw_fail(macro_name, 'relation', 'a relation made by partial_aggregate (ref or CTE name)', relation) }}{%- endif -%}
+  {%- set groups = stream_windows._sw_as_list(macro_name, 'group_by', group_by) -%}
   {#- RATE's duration is carried by its states (the span of the merged panes). -#}
-  {%- set aggs = _sw_parse_aggregates(macro_name, aggregates, {'sketches': true, 'duration': 'from the states'}) -%}
+  {%- set aggs = stream_windows._sw_parse_aggregates(macro_name, aggregates, {'sketches': true, 'duration': 'from the states'}) -%}
   {%- set wanted = [] -%}
   {%- for column in groups -%}{%- do wanted.append(('group_by', column)) -%}{%- endfor -%}
   {%- for agg in aggs -%}
-    {%- for state in _sw_partial_state_names(agg) -%}{%- do wanted.append(("aggregates['" ~ agg.name ~ "']", state)) -%}{%- endfor -%}
+    {%- for state in stream_windows._sw_partial_state_names(agg) -%}{%- do wanted.append(("aggregates['" ~ agg.name ~ "']", state)) -%}{%- endfor -%}
   {%- endfor -%}
-  {{- _sw_check_columns_exist(macro_name, relation, wanted) -}}
-  {%- set windowing = _sw_merge_windowing(macro_name, relation, groups, window) -%}
+  {{- stream_windows._sw_check_columns_exist(macro_name, relation, wanted) -}}
+  {%- set windowing = stream_windows._sw_merge_windowing(macro_name, relation, groups, window) -%}
   {%- set keys = groups + windowing['keys'] -%}
   {%- set over_group = '(partition by ' ~ keys | join(', ') ~ ')' if keys else '()' -%}
   {%- set helpers = [] -%}
@@ -37,9 +37,9 @@
       {#- A hopping window's RATE divides by the window's length, not its panes' span. -#}
       {%- do helpers.append(windowing.duration ~ ' as _sw_' ~ agg.name ~ '__span') -%}
     {%- else -%}
-      {%- for helper, sql in _sw_partial_merge_helpers(agg, over_group) -%}{%- do helpers.append(sql ~ ' as ' ~ helper) -%}{%- endfor -%}
+      {%- for helper, sql in stream_windows._sw_partial_merge_helpers(agg, over_group) -%}{%- do helpers.append(sql ~ ' as ' ~ helper) -%}{%- endfor -%}
     {%- endif -%}
-    {%- do finals.append(_sw_partial_merge_expr(agg) ~ ' as ' ~ agg.name) -%}
+    {%- do finals.append(stream_windows._sw_partial_merge_expr(agg) ~ ' as ' ~ agg.name) -%}
   {%- endfor -%}
 select
     {{ (groups + windowing.outputs + finals) | join(',\n    ') }}
@@ -58,15 +58,15 @@ group by {{ keys | join(', ') }}
   {%- endif -%}
   {%- set rule = "{'size': <interval or number>, 'advance': <interval or number>} with 0 < advance <= size, both intervals (time panes) or both whole numbers (numeric panes)" -%}
   {%- if window is not mapping or window.keys() | list | sort != ['advance', 'size'] -%}
-    {{ _sw_fail(macro_name, 'window', rule, window) }}
+    {{ stream_windows._sw_fail(macro_name, 'window', rule, window) }}
   {%- endif -%}
-  {%- set size = _sw_parse_range(macro_name, "window['size']", window.size) -%}
-  {%- set advance = _sw_parse_range(macro_name, "window['advance']", window.advance) -%}
+  {%- set size = stream_windows._sw_parse_range(macro_name, "window['size']", window.size) -%}
+  {%- set advance = stream_windows._sw_parse_range(macro_name, "window['advance']", window.advance) -%}
   {%- if size.kind != advance.kind or advance.size <= 0 or advance.size > size.size
          or (size.kind == 'number' and (size.size != (size.size | int) or advance.size != (advance.size | int))) -%}
-    {{ _sw_fail(macro_name, 'window', rule, window) }}
+    {{ stream_windows._sw_fail(macro_name, 'window', rule, window) }}
   {%- endif -%}
-  {{- _sw_check_columns_exist(macro_name, relation, [('window (the pane bounds partial_aggregate outputs for a time pane)', 'pane_start'),
+  {{- stream_windows._sw_check_columns_exist(macro_name, relation, [('window (the pane bounds partial_aggregate outputs for a time pane)', 'pane_start'),
                                                       ('window (the pane bounds partial_aggregate outputs for a time pane)', 'pane_end')]) -}}
   {%- set s = size.size | int -%}
   {%- set a = advance.size | int -%}

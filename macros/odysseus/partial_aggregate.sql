@@ -14,21 +14,21 @@
     a column name already holding a pane key, passed through; or none (one pane). -#}
 {% macro default__partial_aggregate(relation, group_by, pane, aggregates, arrival_order) %}
   {%- set macro_name = 'partial_aggregate' -%}
-  {%- if relation is none -%}{{ _sw_fail(macro_name, 'relation', 'a relation (ref, source or CTE name)', relation) }}{%- endif -%}
-  {%- set groups = _sw_as_list(macro_name, 'group_by', group_by) -%}
+  {%- if relation is none -%}{{ stream_windows._sw_fail(macro_name, 'relation', 'a relation (ref, source or CTE name)', relation) }}{%- endif -%}
+  {%- set groups = stream_windows._sw_as_list(macro_name, 'group_by', group_by) -%}
   {%- if arrival_order is not none and (arrival_order is not string or not arrival_order) -%}
-    {{ _sw_fail(macro_name, 'arrival_order', 'a column name', arrival_order) }}
+    {{ stream_windows._sw_fail(macro_name, 'arrival_order', 'a column name', arrival_order) }}
   {%- endif -%}
-  {%- set paning = _sw_pane(macro_name, pane) -%}
-  {%- set aggs = _sw_parse_aggregates(macro_name, aggregates, {'relation': relation, 'sketches': true, 'duration': paning.duration}) -%}
+  {%- set paning = stream_windows._sw_pane(macro_name, pane) -%}
+  {%- set aggs = stream_windows._sw_parse_aggregates(macro_name, aggregates, {'relation': relation, 'sketches': true, 'duration': paning.duration}) -%}
   {%- set wanted = [] -%}
   {%- for column in groups -%}{%- do wanted.append(('group_by', column)) -%}{%- endfor -%}
   {%- for column in paning.columns -%}{%- do wanted.append(('pane', column)) -%}{%- endfor -%}
   {%- if arrival_order -%}{%- do wanted.append(('arrival_order', arrival_order)) -%}{%- endif -%}
-  {{- _sw_check_columns_exist(macro_name, relation, wanted) -}}
+  {{- stream_windows._sw_check_columns_exist(macro_name, relation, wanted) -}}
   {%- set states = [] -%}
   {%- for agg in aggs -%}
-    {%- for state, sql in _sw_partial_states(agg, _sw_input_expr(agg, none), arrival_order, paning) -%}
+    {%- for state, sql in stream_windows._sw_partial_states(agg, stream_windows._sw_input_expr(agg, none), arrival_order, paning) -%}
       {%- do states.append(sql ~ ' as ' ~ agg.name ~ '__' ~ state) -%}
     {%- endfor -%}
   {%- endfor -%}
@@ -52,8 +52,8 @@ group by {{ keys | join(', ') }}
   {%- elif pane is string and pane -%}
     {{ return({'keys': [pane], 'outputs': [pane], 'derived': [], 'columns': [pane], 'duration': none}) }}
   {%- elif pane is mapping and pane.time_column is string and pane.time_column and pane.size is defined and pane.keys() | list | length == 2 -%}
-    {%- set size = _sw_parse_range(macro_name, "pane['size']", pane.size) -%}
-    {%- if size.size <= 0 -%}{{ _sw_fail(macro_name, "pane['size']", 'greater than 0', pane.size) }}{%- endif -%}
+    {%- set size = stream_windows._sw_parse_range(macro_name, "pane['size']", pane.size) -%}
+    {%- if size.size <= 0 -%}{{ stream_windows._sw_fail(macro_name, "pane['size']", 'greater than 0', pane.size) }}{%- endif -%}
     {%- if size.kind == 'interval' -%}
       {%- set micros = 'unix_micros(cast(' ~ pane.time_column ~ ' as timestamp))' -%}
       {%- set start = '(' ~ micros ~ ' - pmod(' ~ micros ~ ', ' ~ size.size ~ '))' -%}
@@ -71,6 +71,6 @@ group by {{ keys | join(', ') }}
                  'duration': size.size}) }}
     {%- endif -%}
   {%- else -%}
-    {{ _sw_fail(macro_name, 'pane', rule, pane) }}
+    {{ stream_windows._sw_fail(macro_name, 'pane', rule, pane) }}
   {%- endif -%}
 {% endmacro %}

@@ -9,22 +9,22 @@
 
 {% macro _sw_parse_range(macro_name, argument, value) %}
   {#- Returns {'kind': 'interval'|'number', 'size': <micros or number>}. -#}
-  {%- set units = _sw_interval_units() -%}
+  {%- set units = stream_windows._sw_interval_units() -%}
   {%- set rule = "a number >= 0 (numeric RANGE) or an interval such as \"INTERVAL '1' DAY\" or '90 minutes' with a unit in " ~ (units.keys() | join(", ")) -%}
-  {%- if _sw_is_number(value) -%}
-    {%- if value < 0 -%}{{ _sw_fail(macro_name, argument, rule, value) }}{%- endif -%}
+  {%- if stream_windows._sw_is_number(value) -%}
+    {%- if value < 0 -%}{{ stream_windows._sw_fail(macro_name, argument, rule, value) }}{%- endif -%}
     {{ return({'kind': 'number', 'size': value}) }}
   {%- elif value is string -%}
     {%- set match = modules.re.match("^\\s*(?:interval\\s+)?'?\\s*(\\d+(?:[.]\\d+)?)\\s*'?\\s*([a-z]+?)s?\\s*$", value | lower) -%}
     {%- if not match or match.group(2) not in units -%}
-      {{ _sw_fail(macro_name, argument, rule, value) }}
+      {{ stream_windows._sw_fail(macro_name, argument, rule, value) }}
     {%- endif -%}
     {%- set micros = (match.group(1) | float) * units[match.group(2)] -%}
     {%- if micros != (micros | int) -%}
-      {{ _sw_fail(macro_name, argument, "a whole number of microseconds", value) }}
+      {{ stream_windows._sw_fail(macro_name, argument, "a whole number of microseconds", value) }}
     {%- endif -%}
     {{ return({'kind': 'interval', 'size': micros | int}) }}
   {%- else -%}
-    {{ _sw_fail(macro_name, argument, rule, value) }}
+    {{ stream_windows._sw_fail(macro_name, argument, rule, value) }}
   {%- endif -%}
 {% endmacro %}

@@ -20,46 +20,46 @@
     the latest processed time, whose windows were still open. -#}
 {% macro default__range_window_aggregate(relation, time_column, range, aggregates, partition_by, direction, ties, arrival_order, columns, bounds, final_only, integer_avg, tick, incremental) %}
   {%- set macro_name = 'range_window_aggregate' -%}
-  {%- if relation is none -%}{{ _sw_fail(macro_name, 'relation', 'a relation (ref, source or CTE name)', relation) }}{%- endif -%}
-  {%- if time_column is not string or not time_column -%}{{ _sw_fail(macro_name, 'time_column', 'a column name', time_column) }}{%- endif -%}
+  {%- if relation is none -%}{{ stream_windows._sw_fail(macro_name, 'relation', 'a relation (ref, source or CTE name)', relation) }}{%- endif -%}
+  {%- if time_column is not string or not time_column -%}{{ stream_windows._sw_fail(macro_name, 'time_column', 'a column name', time_column) }}{%- endif -%}
   {%- set direction = direction | lower if direction is string else direction -%}
   {%- set ties = ties | lower if ties is string else ties -%}
-  {{- _sw_check_choice(macro_name, 'direction', direction, ['preceding', 'following']) -}}
-  {{- _sw_check_choice(macro_name, 'ties', ties, ['arrival', 'peers']) -}}
-  {%- set window_range = _sw_parse_range(macro_name, 'range', range) -%}
-  {%- set aggs = _sw_parse_aggregates(macro_name, aggregates, {'relation': relation, 'duration': (window_range.size / 1000000) if window_range.kind == 'interval' else window_range.size}) -%}
-  {%- set partitions = _sw_as_list(macro_name, 'partition_by', partition_by) -%}
-  {%- set passthrough = _sw_as_list(macro_name, 'columns', columns) -%}
+  {{- stream_windows._sw_check_choice(macro_name, 'direction', direction, ['preceding', 'following']) -}}
+  {{- stream_windows._sw_check_choice(macro_name, 'ties', ties, ['arrival', 'peers']) -}}
+  {%- set window_range = stream_windows._sw_parse_range(macro_name, 'range', range) -%}
+  {%- set aggs = stream_windows._sw_parse_aggregates(macro_name, aggregates, {'relation': relation, 'duration': (window_range.size / 1000000) if window_range.kind == 'interval' else window_range.size}) -%}
+  {%- set partitions = stream_windows._sw_as_list(macro_name, 'partition_by', partition_by) -%}
+  {%- set passthrough = stream_windows._sw_as_list(macro_name, 'columns', columns) -%}
   {%- if arrival_order is not none and (arrival_order is not string or not arrival_order) -%}
-    {{ _sw_fail(macro_name, 'arrival_order', 'a column name', arrival_order) }}
+    {{ stream_windows._sw_fail(macro_name, 'arrival_order', 'a column name', arrival_order) }}
   {%- endif -%}
   {%- if ties == 'arrival' and arrival_order is none -%}
-    {{ _sw_fail(macro_name, 'arrival_order', "a column giving arrival order (such as seq) when ties='arrival'", arrival_order) }}
+    {{ stream_windows._sw_fail(macro_name, 'arrival_order', "a column giving arrival order (such as seq) when ties='arrival'", arrival_order) }}
   {%- endif -%}
   {%- for agg in aggs if agg.function in ('first', 'last') and arrival_order is none -%}
-    {{ _sw_fail(macro_name, 'arrival_order', "a column giving arrival order for " ~ agg.function ~ "()", arrival_order) }}
+    {{ stream_windows._sw_fail(macro_name, 'arrival_order', "a column giving arrival order for " ~ agg.function ~ "()", arrival_order) }}
   {%- endfor -%}
   {%- if final_only and direction != 'following' -%}
-    {{ _sw_fail(macro_name, 'final_only', "false unless direction='following' (PRECEDING results are final when emitted)", final_only) }}
+    {{ stream_windows._sw_fail(macro_name, 'final_only', "false unless direction='following' (PRECEDING results are final when emitted)", final_only) }}
   {%- endif -%}
-  {%- if tick is not none and (window_range.kind != 'number' or not _sw_is_number(tick) or tick <= 0) -%}
-    {{ _sw_fail(macro_name, 'tick', 'a number > 0, and only with a numeric range (a timestamp tick is 1 microsecond)', tick) }}
+  {%- if tick is not none and (window_range.kind != 'number' or not stream_windows._sw_is_number(tick) or tick <= 0) -%}
+    {{ stream_windows._sw_fail(macro_name, 'tick', 'a number > 0, and only with a numeric range (a timestamp tick is 1 microsecond)', tick) }}
   {%- endif -%}
   {%- set wanted = [('time_column', time_column)] -%}
   {%- for column in partitions -%}{%- do wanted.append(('partition_by', column)) -%}{%- endfor -%}
   {%- if arrival_order -%}{%- do wanted.append(('arrival_order', arrival_order)) -%}{%- endif -%}
   {%- for agg in aggs if agg.column != '*' -%}{%- do wanted.append(("aggregates['" ~ agg.name ~ "']", agg.column)) -%}{%- endfor -%}
   {%- for column in passthrough -%}{%- do wanted.append(('columns', column)) -%}{%- endfor -%}
-  {{- _sw_check_columns_exist(macro_name, relation, wanted) -}}
-  {%- set spec = _sw_incremental_spec(macro_name, incremental, time_column, window_range.kind) -%}
+  {{- stream_windows._sw_check_columns_exist(macro_name, relation, wanted) -}}
+  {%- set spec = stream_windows._sw_incremental_spec(macro_name, incremental, time_column, window_range.kind) -%}
   {%- set plan = none -%}
   {%- if spec is not none -%}
-    {%- if arrival_order is none -%}{{ _sw_fail(macro_name, 'arrival_order', 'a column giving arrival order (such as seq) for an incremental build (it tells new rows from processed ones)', arrival_order) }}{%- endif -%}
-    {%- if bounds is not none -%}{{ _sw_fail(macro_name, 'incremental', 'none when `bounds` is given (rowtime bounds are not built incrementally)', incremental) }}{%- endif -%}
+    {%- if arrival_order is none -%}{{ stream_windows._sw_fail(macro_name, 'arrival_order', 'a column giving arrival order (such as seq) for an incremental build (it tells new rows from processed ones)', arrival_order) }}{%- endif -%}
+    {%- if bounds is not none -%}{{ stream_windows._sw_fail(macro_name, 'incremental', 'none when `bounds` is given (rowtime bounds are not built incrementally)', incremental) }}{%- endif -%}
     {%- if passthrough and (time_column not in passthrough or arrival_order not in passthrough) -%}
-      {{ _sw_fail(macro_name, 'columns', 'a list holding the time column and the arrival order for an incremental build (' ~ time_column ~ ', ' ~ arrival_order ~ ')', passthrough) }}
+      {{ stream_windows._sw_fail(macro_name, 'columns', 'a list holding the time column and the arrival order for an incremental build (' ~ time_column ~ ', ' ~ arrival_order ~ ')', passthrough) }}
     {%- endif -%}
-    {%- set plan = _sw_incremental_plan(macro_name, spec, relation, arrival_order, partitions,
+    {%- set plan = stream_windows._sw_incremental_plan(macro_name, spec, relation, arrival_order, partitions,
         window_range.size if direction == 'preceding' else 0, window_range.size if direction == 'following' else 0) -%}
     {%- if plan is not none -%}
       {%- set relation = '(select * from ' ~ relation ~ ' where ' ~ plan.key ~ ' >= ' ~ plan.input_from_key ~ (' and not ' ~ plan.exclude if plan.exclude else '') ~ ')' -%}
@@ -70,7 +70,7 @@
   {%- set size = window_range.size -%}
   {%- set step = 1 if window_range.kind == 'interval' else (tick if tick is not none else 1) -%}
   {%- set mask = '_sw_is_bound' if bounds is not none else none -%}
-  {%- set source = _sw_source_with_bounds(macro_name, relation, bounds, time_column, arrival_order, passthrough, wanted) -%}
+  {%- set source = stream_windows._sw_source_with_bounds(macro_name, relation, bounds, time_column, arrival_order, passthrough, wanted) -%}
   {%- set partition_sql = partitions | join(', ') -%}
   {%- set over_partition = ('partition by ' ~ partition_sql ~ ' ') if partitions else '' -%}
   {%- set internal = ['_sw_key'] -%}
@@ -80,16 +80,16 @@
 
   {%- set inner = [] -%}
   {%- for agg in aggs -%}
-    {%- set x = _sw_input_expr(agg, mask) -%}
+    {%- set x = stream_windows._sw_input_expr(agg, mask) -%}
     {%- if not split or not has_other_times -%}
       {%- set column = '_sw_' ~ agg.name -%}
-      {%- do inner.append(_sw_window_expr(agg, x, arrival_order, integer_avg, '_sw_w_peers' if split else '_sw_w') ~ ' as ' ~ column) -%}
+      {%- do inner.append(stream_windows._sw_window_expr(agg, x, arrival_order, integer_avg, '_sw_w_peers' if split else '_sw_w') ~ ' as ' ~ column) -%}
       {%- do internal.append(column) -%}
       {%- set expr = column -%}
     {%- else -%}
       {%- set a = {} -%}
       {%- set b = {} -%}
-      {%- for part_name, part_sql in _sw_window_parts(agg, x, arrival_order) -%}
+      {%- for part_name, part_sql in stream_windows._sw_window_parts(agg, x, arrival_order) -%}
         {%- set a_col = '_sw_' ~ agg.name ~ '__times_' ~ part_name -%}
         {%- set b_col = '_sw_' ~ agg.name ~ '__peers_' ~ part_name -%}
         {%- do inner.append(part_sql ~ ' over _sw_w_times as ' ~ a_col) -%}
@@ -98,7 +98,7 @@
         {%- do a.update({part_name: a_col}) -%}
         {%- do b.update({part_name: b_col}) -%}
       {%- endfor -%}
-      {%- set expr = _sw_merge_parts(agg, a, b, integer_avg) -%}
+      {%- set expr = stream_windows._sw_merge_parts(agg, a, b, integer_avg) -%}
     {%- endif -%}
     {%- if mask -%}{%- set expr = 'case when not ' ~ mask ~ ' then ' ~ expr ~ ' end' -%}{%- endif -%}
     {%- do outputs.append(expr ~ ' as ' ~ agg.name) -%}
@@ -132,7 +132,7 @@
     {%- do outputs.append(mask ~ ' as is_bound') -%}
     {%- do internal.append(mask) -%}
   {%- endif -%}
-  {%- if spec is not none -%}{%- do outputs.append(_sw_incremental_partition_column(spec)) -%}{%- endif -%}
+  {%- if spec is not none -%}{%- do outputs.append(stream_windows._sw_incremental_partition_column(spec)) -%}{%- endif -%}
   {%- set kept = [] -%}
   {%- if final_only -%}{%- do kept.append('is_final is not false') -%}{%- endif -%}
   {%- if plan is not none -%}{%- do kept.append(plan.key ~ ' >= ' ~ plan.from_key) -%}{%- endif -%}
@@ -171,7 +171,7 @@ where {{ kept | join(' and ') }}
   {%- elif relation is not string and relation.identifier is defined -%}
     {%- set names = (adapter.get_columns_in_relation(relation) | map(attribute='name') | list) if execute else [time_column] -%}
   {%- else -%}
-    {{ _sw_fail(macro_name, 'columns', "the list of columns to pass through when `bounds` is given and `relation` is not a ref() or source()", passthrough) }}
+    {{ stream_windows._sw_fail(macro_name, 'columns', "the list of columns to pass through when `bounds` is given and `relation` is not a ref() or source()", passthrough) }}
   {%- endif -%}
   {%- set data_cols = [] -%}
   {%- set bound_cols = [] -%}

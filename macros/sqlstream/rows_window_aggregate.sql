@@ -9,43 +9,57 @@
     effect on row windows. -#}
 {% macro default__rows_window_aggregate(relation, rows, aggregates, arrival_order, partition_by, columns, integer_avg, incremental) %}
   {%- set macro_name = 'rows_window_aggregate' -%}
-  {%- if relation is none -%}{{ _sw_fail(macro_name, 'relation', 'a relation (ref, source or CTE name)', relation) }}{%- endif -%}
-  {%- if not _sw_is_number(rows) or rows != (rows | int) or rows < 0 -%}
-    {{ _sw_fail(macro_name, 'rows', 'a whole number of rows >= 0 (ROWS takes a row count, not an interval)', rows) }}
+  {%- if relation is none -%}{{ stream_windows._sw_fail(macro_name, 'relation', 'a relation (ref, source or CTE name)', relation) }}{%- endif -%}
+  {%- if not stream_windows._sw_is_number(rows) or rows != (rows | int) or rows < 0 -%}
+    {{ stream_windows._sw_fail(macro_name, 'rows', 'a whole number of rows >= 0 (ROWS takes a row count, not an interval)', rows) }}
   {%- endif -%}
   {%- if arrival_order is not string or not arrival_order -%}
-    {{ _sw_fail(macro_name, 'arrival_order', 'a column giving arrival order (such as seq)', arrival_order) }}
+    {{ stream_windows._sw_fail(macro_name, 'arrival_order', 'a column giving arrival order (such as seq)', arrival_order) }}
   {%- endif -%}
-  {%- set aggs = _sw_parse_aggregates(macro_name, aggregates, {'relation': relation}) -%}
-  {%- set partitions = _sw_as_list(macro_name, 'partition_by', partition_by) -%}
-  {%- set passthrough = _sw_as_list(macro_name, 'columns', columns) -%}
+  {%- set aggs = stream_windows._sw_parse_aggregates(macro_name, aggregates, {'relation': relation}) -%}
+  {%- set partitions = stream_windows._sw_as_list(macro_name, 'partition_by', partition_by) -%}
+  {%- set passthrough = stream_windows._sw_as_list(macro_name, 'columns', columns) -%}
   {%- set wanted = [('arrival_order', arrival_order)] -%}
   {%- for column in partitions -%}{%- do wanted.append(('partition_by', column)) -%}{%- endfor -%}
   {%- for agg in aggs if agg.column != '*' -%}{%- do wanted.append(("aggregates['" ~ agg.name ~ "']", agg.column)) -%}{%- endfor -%}
   {%- for column in passthrough -%}{%- do wanted.append(('columns', column)) -%}{%- endfor -%}
-  {%- set spec = _sw_incremental_spec(macro_name, incremental, none, none) -%}
+  {%- set spec = stream_windows._sw_incremental_spec(macro_name, incremental, none, none) -%}
   {%- if spec is not none -%}
     {%- do wanted.append(("incremental['time_column']", spec.time_column)) -%}
     {%- if passthrough and (spec.time_column not in passthrough or arrival_order not in passthrough) -%}
-      {{ _sw_fail(macro_name, 'columns', 'a list holding the time column and the arrival order for an incremental build (' ~ spec.time_column ~ ', ' ~ arrival_order ~ ')', passthrough) }}
+      {{ stream_windows._sw_fail(macro_name, 'columns', 'a list holding the time column and the arrival order for an incremental build (' ~ spec.time_column ~ ', ' ~ arrival_order ~ ')', passthrough) }}
     {%- endif -%}
   {%- endif -%}
-  {{- _sw_check_columns_exist(macro_name, relation, wanted) -}}
-  {%- set plan = _sw_incremental_plan(macro_name, spec, relation, arrival_order, partitions, none, 0) if spec is not none else none -%}
+  {{- stream_windows._sw_check_columns_exist(macro_name, relation, wanted) -}}
+  {%- set plan = stream_windows._sw_incremental_plan(macro_name, spec, relation, arrival_order, partitions, none, 0) if spec is not none else none -%}
   {%- if plan is not none -%}
     {#- The recomputed partitions, and before them the n rows each partition's window
-        reaches back to (the latest by arrival among the rows not recomputed). -#}
+        reaches back to: the latest by arrival among the rows not recomputed. They are
+        looked for in the partition just before first; only the partitions (groups)
+        with fewer than n rows there search the older history. -#}
     {%- set kept = (' and not ' ~ plan.exclude) if plan.exclude else '' -%}
-    {%- set relation = '(select * from ' ~ relation ~ ' where ' ~ plan.key ~ ' >= ' ~ plan.from_key ~ kept
-        ~ ' union all select * except (_sw_context_rank) from (select *, row_number() over (' ~ ('partition by ' ~ partitions | join(', ') ~ ' ' if partitions else '')
-        ~ 'order by ' ~ arrival_order ~ ' desc) as _sw_context_rank from ' ~ relation ~ ' where ' ~ plan.key ~ ' < ' ~ plan.from_key ~ kept
-        ~ ') as _sw_context where _sw_context_rank <= ' ~ (rows | int) ~ ')' -%}
+    {%- set near_from = plan.from_key - (86400000000 if spec.kind == 'interval' else spec.partition) -%}
+    {%- set recent = 'select * from ' ~ relation ~ ' where ' ~ plan.key ~ ' >= ' ~ plan.from_key ~ kept -%}
+    {%- set near = 'select * from ' ~ relation ~ ' where ' ~ plan.key ~ ' >= ' ~ near_from ~ ' and ' ~ plan.key ~ ' < ' ~ plan.from_key ~ kept -%}
+    {%- set older = 'select * from ' ~ relation ~ ' where ' ~ plan.key ~ ' < ' ~ near_from ~ kept -%}
+    {%- set short = 'count(case when ' ~ plan.key ~ ' < ' ~ plan.from_key ~ ' then 1 end) < ' ~ (rows | int) -%}
+    {%- if partitions -%}
+      {%- set on = [] -%}
+      {%- for column in partitions -%}{%- do on.append('_sw_older.' ~ column ~ ' <=> _sw_short.' ~ column) -%}{%- endfor -%}
+      {%- set far = 'select _sw_older.* from (' ~ older ~ ') as _sw_older left semi join (select ' ~ partitions | join(', ') ~ ' from ' ~ relation
+          ~ ' where ' ~ plan.key ~ ' >= ' ~ near_from ~ kept ~ ' group by ' ~ partitions | join(', ') ~ ' having ' ~ short ~ ') as _sw_short on ' ~ on | join(' and ') -%}
+    {%- else -%}
+      {%- set far = older ~ ' and (select ' ~ short ~ ' from ' ~ relation ~ ' where ' ~ plan.key ~ ' >= ' ~ near_from ~ kept ~ ')' -%}
+    {%- endif -%}
+    {%- set relation = '(' ~ recent ~ ' union all select * except (_sw_context_rank) from (select *, row_number() over ('
+        ~ ('partition by ' ~ partitions | join(', ') ~ ' ' if partitions else '') ~ 'order by ' ~ arrival_order ~ ' desc) as _sw_context_rank from ('
+        ~ near ~ ' union all ' ~ far ~ ') as _sw_before) as _sw_context where _sw_context_rank <= ' ~ (rows | int) ~ ')' -%}
   {%- endif -%}
   {%- set outputs = [] -%}
   {%- for agg in aggs -%}
-    {%- do outputs.append(_sw_window_expr(agg, _sw_input_expr(agg, none), arrival_order, integer_avg, '_sw_w') ~ ' as ' ~ agg.name) -%}
+    {%- do outputs.append(stream_windows._sw_window_expr(agg, stream_windows._sw_input_expr(agg, none), arrival_order, integer_avg, '_sw_w') ~ ' as ' ~ agg.name) -%}
   {%- endfor -%}
-  {%- if spec is not none -%}{%- do outputs.append(_sw_incremental_partition_column(spec)) -%}{%- endif -%}
+  {%- if spec is not none -%}{%- do outputs.append(stream_windows._sw_incremental_partition_column(spec)) -%}{%- endif -%}
 {%- if plan is not none %}
 select * from (
 {%- endif %}

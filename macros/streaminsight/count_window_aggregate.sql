@@ -17,30 +17,30 @@
     arrived after the first event with start time s. -#}
 {% macro default__count_window_aggregate(relation, time_column, n, aggregates, group_by, arrival_order, tick) %}
   {%- set macro_name = 'count_window_aggregate' -%}
-  {%- if relation is none -%}{{ _sw_fail(macro_name, 'relation', 'a relation (ref, source or CTE name)', relation) }}{%- endif -%}
-  {%- if time_column is not string or not time_column -%}{{ _sw_fail(macro_name, 'time_column', 'a column name', time_column) }}{%- endif -%}
-  {%- if not _sw_is_number(n) or n != (n | int) or n < 1 -%}
-    {{ _sw_fail(macro_name, 'n', 'a whole number of distinct start times >= 1', n) }}
+  {%- if relation is none -%}{{ stream_windows._sw_fail(macro_name, 'relation', 'a relation (ref, source or CTE name)', relation) }}{%- endif -%}
+  {%- if time_column is not string or not time_column -%}{{ stream_windows._sw_fail(macro_name, 'time_column', 'a column name', time_column) }}{%- endif -%}
+  {%- if not stream_windows._sw_is_number(n) or n != (n | int) or n < 1 -%}
+    {{ stream_windows._sw_fail(macro_name, 'n', 'a whole number of distinct start times >= 1', n) }}
   {%- endif -%}
   {%- set n = n | int -%}
-  {%- set groups = _sw_as_list(macro_name, 'group_by', group_by) -%}
+  {%- set groups = stream_windows._sw_as_list(macro_name, 'group_by', group_by) -%}
   {%- if arrival_order is not none and (arrival_order is not string or not arrival_order) -%}
-    {{ _sw_fail(macro_name, 'arrival_order', 'a column name', arrival_order) }}
+    {{ stream_windows._sw_fail(macro_name, 'arrival_order', 'a column name', arrival_order) }}
   {%- endif -%}
-  {%- set aggs = _sw_parse_aggregates(macro_name, aggregates, {'relation': relation}) -%}
+  {%- set aggs = stream_windows._sw_parse_aggregates(macro_name, aggregates, {'relation': relation}) -%}
   {%- for agg in aggs if agg.function in ('first', 'last') and arrival_order is none -%}
-    {{ _sw_fail(macro_name, 'arrival_order', "a column giving arrival order for " ~ agg.function ~ "()", arrival_order) }}
+    {{ stream_windows._sw_fail(macro_name, 'arrival_order', "a column giving arrival order for " ~ agg.function ~ "()", arrival_order) }}
   {%- endfor -%}
   {%- set reserved = ['point_at', 'window_start', 'window_end', 'event_count', 'is_final'] + groups -%}
   {%- for agg in aggs if agg.name in reserved -%}
-    {{ _sw_fail(macro_name, "aggregates['" ~ agg.name ~ "']", "named apart from the output's own columns (" ~ reserved | join(', ') ~ ")", agg.name) }}
+    {{ stream_windows._sw_fail(macro_name, "aggregates['" ~ agg.name ~ "']", "named apart from the output's own columns (" ~ reserved | join(', ') ~ ")", agg.name) }}
   {%- endfor -%}
   {%- set wanted = [('time_column', time_column)] -%}
   {%- for column in groups -%}{%- do wanted.append(('group_by', column)) -%}{%- endfor -%}
   {%- if arrival_order -%}{%- do wanted.append(('arrival_order', arrival_order)) -%}{%- endif -%}
   {%- for agg in aggs if agg.column != '*' -%}{%- do wanted.append(("aggregates['" ~ agg.name ~ "']", agg.column)) -%}{%- endfor -%}
-  {{- _sw_check_columns_exist(macro_name, relation, wanted) -}}
-  {%- set tick_sql = _sw_count_window_tick(macro_name, relation, time_column, tick) -%}
+  {{- stream_windows._sw_check_columns_exist(macro_name, relation, wanted) -}}
+  {%- set tick_sql = stream_windows._sw_count_window_tick(macro_name, relation, time_column, tick) -%}
 
   {%- set model_name = model.name if model is defined and model is not none and model.name is defined else 'unknown model' -%}
   {%- set group_text = [] -%}
@@ -50,7 +50,7 @@
   {%- set by_rank = partition ~ 'order by _sw_rank' -%}
   {%- set outputs = [] -%}
   {%- for agg in aggs -%}
-    {%- do outputs.append(_sw_window_expr(agg, _sw_input_expr(agg, none), arrival_order, false, '_sw_window') ~ ' as ' ~ agg.name) -%}
+    {%- do outputs.append(stream_windows._sw_window_expr(agg, stream_windows._sw_input_expr(agg, none), arrival_order, false, '_sw_window') ~ ' as ' ~ agg.name) -%}
   {%- endfor -%}
   {%- set null_message = "concat('" ~ macro_name ~ "() in model " ~ model_name ~ ": `time_column` " ~ time_column ~ " is NULL in ', " ~ where
       ~ (", ', arrival position ', coalesce(cast(" ~ arrival_order ~ " as string), 'NULL')" if arrival_order else '') ~ ")" -%}
@@ -107,8 +107,8 @@ where
       the column's type with a ref()/source() input, else from `tick` (a number for an
       integer time; none means a timestamp). -#}
   {%- if tick is not none -%}
-    {%- if not _sw_is_number(tick) or tick != (tick | int) or tick < 1 -%}
-      {{ _sw_fail(macro_name, 'tick', 'a whole number >= 1 for an integer time column (a timestamp tick is 1 microsecond)', tick) }}
+    {%- if not stream_windows._sw_is_number(tick) or tick != (tick | int) or tick < 1 -%}
+      {{ stream_windows._sw_fail(macro_name, 'tick', 'a whole number >= 1 for an integer time column (a timestamp tick is 1 microsecond)', tick) }}
     {%- endif -%}
     {{ return(tick | int) }}
   {%- endif -%}
@@ -118,7 +118,7 @@ where
       {%- if kind in ('tinyint', 'smallint', 'int', 'integer', 'bigint', 'long') -%}
         {{ return(1) }}
       {%- elif not kind.startswith('timestamp') -%}
-        {{ _sw_fail(macro_name, 'time_column', 'an integer or timestamp column (a count window needs a tick)', time_column ~ ' ' ~ kind) }}
+        {{ stream_windows._sw_fail(macro_name, 'time_column', 'an integer or timestamp column (a count window needs a tick)', time_column ~ ' ' ~ kind) }}
       {%- endif -%}
     {%- endfor -%}
   {%- endif -%}
