@@ -44,12 +44,21 @@
     {%- set older = 'select * from ' ~ relation ~ ' where ' ~ plan.key ~ ' < ' ~ near_from ~ kept -%}
     {%- set short = 'count(case when ' ~ plan.key ~ ' < ' ~ plan.from_key ~ ' then 1 end) < ' ~ (rows | int) -%}
     {%- if partitions -%}
+      {%- set short_groups = 'select ' ~ partitions | join(', ') ~ ' from ' ~ relation ~ ' where ' ~ plan.key ~ ' >= ' ~ near_from ~ kept
+          ~ ' group by ' ~ partitions | join(', ') ~ ' having ' ~ short -%}
+    {%- else -%}
+      {%- set short_groups = 'select 1 from ' ~ relation ~ ' where ' ~ plan.key ~ ' >= ' ~ near_from ~ kept ~ ' having ' ~ short -%}
+    {%- endif -%}
+    {#- Asked first (a small read): most runs need no older history at all. -#}
+    {%- set needs_older = run_query('select count(*) as n from (' ~ short_groups ~ ') as _sw_short').rows[0]['n'] > 0 -%}
+    {%- if not needs_older -%}
+      {%- set far = near ~ ' and false' -%}
+    {%- elif partitions -%}
       {%- set on = [] -%}
       {%- for column in partitions -%}{%- do on.append('_sw_older.' ~ column ~ ' <=> _sw_short.' ~ column) -%}{%- endfor -%}
-      {%- set far = 'select _sw_older.* from (' ~ older ~ ') as _sw_older left semi join (select ' ~ partitions | join(', ') ~ ' from ' ~ relation
-          ~ ' where ' ~ plan.key ~ ' >= ' ~ near_from ~ kept ~ ' group by ' ~ partitions | join(', ') ~ ' having ' ~ short ~ ') as _sw_short on ' ~ on | join(' and ') -%}
+      {%- set far = 'select _sw_older.* from (' ~ older ~ ') as _sw_older left semi join (' ~ short_groups ~ ') as _sw_short on ' ~ on | join(' and ') -%}
     {%- else -%}
-      {%- set far = older ~ ' and (select ' ~ short ~ ' from ' ~ relation ~ ' where ' ~ plan.key ~ ' >= ' ~ near_from ~ kept ~ ')' -%}
+      {%- set far = older -%}
     {%- endif -%}
     {%- set relation = '(' ~ recent ~ ' union all select * except (_sw_context_rank) from (select *, row_number() over ('
         ~ ('partition by ' ~ partitions | join(', ') ~ ' ' if partitions else '') ~ 'order by ' ~ arrival_order ~ ' desc) as _sw_context_rank from ('
