@@ -4,8 +4,8 @@ Why: the window models are batch recomputations of stream-engine results, so in
 production the DAG runs from a scheduler rather than from `make run`. The stream-engine
 folders (sqlstream, streaminsight, odysseus, streambase) are tagged `hourly` in
 dbt_project.yml and the Fenl folder `daily`; each job runs `dbt build` on its tag.
-The scheduled runs will be incremental (only the partitions new input can change)
-once the incremental issue lands; until then each run rebuilds its models.
+Models built incrementally (README, Incremental runs) recompute only the days new input
+can change; the others still rebuild whole on each run.
 
 Run it with `dagster dev -f orchestration/dagster_definitions.py` (orchestration/README.md).
 """
