@@ -101,6 +101,9 @@
     {{ return(none) }}
   {%- endif -%}
   {{- stream_windows._sw_check_incremental_config(macro_name) -}}
+  {%- if is_incremental() and 'time_partition' not in (adapter.get_columns_in_relation(this) | map(attribute='name') | list) -%}
+    {{ exceptions.raise_compiler_error(macro_name ~ "() in model " ~ model.name ~ ": the table " ~ this ~ " was built without time_partition (before the model was incremental); rebuild it once with --full-refresh.") }}
+  {%- endif -%}
   {%- set seen = stream_windows._sw_recorded_watermark() if is_incremental() else none -%}
   {%- if seen is none and is_incremental() -%}
     {#- Written before the watermark property existed: read it from the data once. -#}

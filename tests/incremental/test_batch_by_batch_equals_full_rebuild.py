@@ -18,12 +18,8 @@ import random
 import pytest
 
 from tests.conftest import DbtFailure, run_dbt
+from tests.incremental.replay import FULL, MODELS, SCHEMA, SEED, differing_rows
 
-SCHEMA = "stream_windows"
-SEED = f"{SCHEMA}.hourly_temperatures"
-FULL = f"{SCHEMA}.sw_harness_all_readings"
-MODELS = ["hourly_temperatures_city_stats_24h", "hourly_temperatures_city_stats_next_24h",
-          "hourly_temperatures_city_last_6_readings"]
 SELECT = ["--select", *MODELS]
 
 
@@ -41,19 +37,6 @@ def replay(spark):
     spark.sql(f"drop table if exists {SCHEMA}.hourly_temperatures_city_stats_24h__late_rows")
     run_dbt("run", *SELECT, "--full-refresh")
     spark.sql(f"drop table if exists {FULL}")
-
-
-def differing_rows(spark, model: str, snapshot: str) -> int:
-    """Rows in one table and not the other (with multiplicity). Doubles are compared to
-    9 decimals: a window's floating-point sum depends on where Spark's segment tree
-    starts (the first row of the rows a run reads), so an average can differ from the
-    full rebuild's in its last bits."""
-    a, b = f"{SCHEMA}.{model}", snapshot
-    columns = ", ".join(f"round({f.name}, 9) as {f.name}" if f.dataType.typeName() in ("double", "float") else f.name
-                        for f in spark.table(a).schema.fields)
-    a, b = f"(select {columns} from {a})", f"(select {columns} from {b})"
-    return spark.sql(f"select count(*) as n from ((select * from {a} except all select * from {b}) "
-                     f"union all (select * from {b} except all select * from {a}))").first()["n"]
 
 
 def build_in_batches(spark, arrive, cuts: list[int], where: str = "true", late_rows: str = "error") -> dict[str, str]:
@@ -80,7 +63,7 @@ def assert_equals_full_rebuild(spark, snapshots: dict[str, str], cuts) -> None:
         spark.sql(f"drop table {snapshot}")
 
 
-@pytest.mark.parametrize("seed", [11, 23, 47])
+@pytest.mark.parametrize("seed", [11, 47])
 def test_random_batches_equal_a_full_rebuild(replay, seed):
     spark, total, arrive = replay
     rng = random.Random(seed)

@@ -1,0 +1,24 @@
+"""What the incremental tests share: the replayed seed, the incremental models, and the
+comparison of a model's table with a snapshot. No pytest or conftest import here: the
+replay driver runs it in a process with its own catalog."""
+
+from __future__ import annotations
+
+SCHEMA = "stream_windows"
+SEED = f"{SCHEMA}.hourly_temperatures"
+FULL = f"{SCHEMA}.sw_harness_all_readings"
+MODELS = ["hourly_temperatures_city_stats_24h", "hourly_temperatures_city_stats_next_24h",
+          "hourly_temperatures_city_last_6_readings"]
+
+
+def differing_rows(spark, model: str, snapshot: str) -> int:
+    """Rows in one table and not the other (with multiplicity). Doubles are compared to
+    9 decimals: a window's floating-point sum depends on where Spark's segment tree
+    starts (the first row of the rows a run reads), so an average can differ from the
+    full rebuild's in its last bits."""
+    a, b = f"{SCHEMA}.{model}", snapshot
+    columns = ", ".join(f"round({f.name}, 9) as {f.name}" if f.dataType.typeName() in ("double", "float") else f.name
+                        for f in spark.table(a).schema.fields)
+    a, b = f"(select {columns} from {a})", f"(select {columns} from {b})"
+    return spark.sql(f"select count(*) as n from ((select * from {a} except all select * from {b}) "
+                     f"union all (select * from {b} except all select * from {a}))").first()["n"]
