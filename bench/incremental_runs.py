@@ -30,7 +30,8 @@ def dbt(*args: str):
     from dbt.cli.main import dbtRunner
 
     paths = [] if args[0] == "deps" else ["--target-path", str(PROJECT_DIR / ".spark" / "bench" / "incremental_target")]
-    result = dbtRunner().invoke([*args, "--project-dir", str(BENCH_PROJECT), "--profiles-dir", str(PROJECT_DIR), *paths])
+    result = dbtRunner().invoke([*args, "--project-dir", str(BENCH_PROJECT), "--profiles-dir", str(PROJECT_DIR),
+                                 *paths])
     if not result.success:
         raise RuntimeError(f"dbt {' '.join(args)} failed: {result.exception or result.result}")
     return result
