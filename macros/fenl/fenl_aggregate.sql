@@ -38,7 +38,7 @@
     {{ stream_windows._sw_fail(macro_name, 'time_zone', "an IANA time zone name such as 'UTC' or 'Europe/Berlin'", time_zone) }}
   {%- endif -%}
   {%- if time_zone != 'UTC' and spec.fenl_window != 'cron' -%}
-    {{ stream_windows._sw_fail(macro_name, 'time_zone', "'UTC' unless the window is a cron window (stream_windows.fenl_since(period=...)), the only one that reads clock boundaries", time_zone) }}
+    {{ stream_windows._sw_fail(macro_name, 'time_zone', "'UTC' unless the window is a cron window (fenl_since(period=...)), the only one that reads clock boundaries", time_zone) }}
   {%- endif -%}
   {%- set wanted = [('time_column', time_column)] -%}
   {%- for column in entities -%}{%- do wanted.append(('entity', column)) -%}{%- endfor -%}
@@ -62,7 +62,7 @@
   {%- elif window is mapping and window.fenl_window in ('sliding', 'since', 'cron') -%}
     {{ return(window) }}
   {%- else -%}
-    {{ stream_windows._sw_fail(macro_name, 'window', "'cumulative' (default), stream_windows.fenl_sliding(n, predicate), stream_windows.fenl_since(predicate) or stream_windows.fenl_since(period=...)", window) }}
+    {{ stream_windows._sw_fail(macro_name, 'window', "'cumulative' (default), fenl_sliding(n, predicate), fenl_since(predicate) or fenl_since(period=...)", window) }}
   {%- endif -%}
 {% endmacro %}
 

@@ -63,8 +63,9 @@ def test_cluster_build_equals_local_build(project_build, spark, cluster, lean_py
     }
     dbt = str(Path(sys.executable).parent / "dbt")
     completed = subprocess.run(
-        [dbt, "build", "--target", "cluster", "--project-dir", str(PROJECT_DIR), "--profiles-dir", str(PROJECT_DIR),
-         "--target-path", str(CLUSTER_DIR / "target"), "--log-path", str(CLUSTER_DIR / "logs")],
+        [dbt, "build", "--full-refresh", "--target", "cluster", "--project-dir", str(PROJECT_DIR),
+         "--profiles-dir", str(PROJECT_DIR), "--target-path", str(CLUSTER_DIR / "target"),
+         "--log-path", str(CLUSTER_DIR / "logs")],
         env=env, capture_output=True, text=True, timeout=1200,
     )
     assert completed.returncode == 0, completed.stdout[-4000:] + completed.stderr[-4000:]

@@ -199,6 +199,35 @@ CASES = [
         "fenl_aggregate(): `columns` must be none with a cron window",
         id="fenl pass-through columns with a cron window",
     ),
+    pytest.param(
+        call("range_window_aggregate", RANGE_OK, incremental="{'partition': 'week'}"),
+        "range_window_aggregate(): `incremental['partition']` must be 'day' for a timestamp time column or a number "
+        "> 0 for a numeric one; got 'week'.",
+        id="incremental with an unknown partition",
+    ),
+    pytest.param(
+        call("range_window_aggregate", RANGE_OK, incremental="{'partition': 'day', 'late_rows': 'drop'}"),
+        "range_window_aggregate(): `incremental['late_rows']` must be one of error, audit, reprocess; got 'drop'.",
+        id="incremental late rows dropped",
+    ),
+    pytest.param(
+        call("range_window_aggregate", RANGE_OK, incremental="{'partition': 'day'}", columns="['city', 'temp']"),
+        "range_window_aggregate(): `columns` must be a list holding the time column and the arrival order for an "
+        "incremental build (rowtime, seq)",
+        id="incremental without the time and arrival columns passed through",
+    ),
+    pytest.param(
+        call("rows_window_aggregate", ROWS_OK, incremental="{'partition': 'day'}"),
+        "rows_window_aggregate(): `incremental['time_column']` must be the column whose time partitions the table; "
+        "got 'None'.",
+        id="incremental rows window without a time column",
+    ),
+    pytest.param(
+        call("range_window_aggregate", RANGE_OK, incremental="{'partition': 'day'}"),
+        "range_window_aggregate(): `incremental` must be used in a model configured materialized='incremental', "
+        "incremental_strategy='insert_overwrite', partition_by=['time_partition']",
+        id="incremental in a model that is not incremental",
+    ),
 ]
 
 
