@@ -106,7 +106,8 @@
   {%- endif -%}
   {%- set seen = stream_windows._sw_recorded_watermark() if is_incremental() else none -%}
   {%- if seen is none and is_incremental() -%}
-    {#- Written before the watermark property existed: read it from the data once. -#}
+    {#- No recorded watermark (the build that made the table died before its post-hook):
+        read it from the data once. -#}
     {%- set seen = run_query('select cast(max(' ~ key ~ ') as string) as w, cast(max(' ~ arrival_order ~ ') as string) as s from ' ~ this).rows[0] -%}
     {%- set seen = {'w': seen['w'], 's': seen['s']} if seen['w'] is not none else none -%}
   {%- endif -%}

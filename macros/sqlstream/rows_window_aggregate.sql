@@ -52,17 +52,17 @@
     {#- Asked first (a small read): most runs need no older history at all. -#}
     {%- set needs_older = run_query('select count(*) as n from (' ~ short_groups ~ ') as _sw_short').rows[0]['n'] > 0 -%}
     {%- if not needs_older -%}
-      {%- set far = near ~ ' and false' -%}
+      {%- set before = near -%}
     {%- elif partitions -%}
       {%- set on = [] -%}
       {%- for column in partitions -%}{%- do on.append('_sw_older.' ~ column ~ ' <=> _sw_short.' ~ column) -%}{%- endfor -%}
-      {%- set far = 'select _sw_older.* from (' ~ older ~ ') as _sw_older left semi join (' ~ short_groups ~ ') as _sw_short on ' ~ on | join(' and ') -%}
+      {%- set before = near ~ ' union all select _sw_older.* from (' ~ older ~ ') as _sw_older left semi join (' ~ short_groups ~ ') as _sw_short on ' ~ on | join(' and ') -%}
     {%- else -%}
-      {%- set far = older -%}
+      {%- set before = near ~ ' union all ' ~ older -%}
     {%- endif -%}
     {%- set relation = '(' ~ recent ~ ' union all select * except (_sw_context_rank) from (select *, row_number() over ('
         ~ ('partition by ' ~ partitions | join(', ') ~ ' ' if partitions else '') ~ 'order by ' ~ arrival_order ~ ' desc) as _sw_context_rank from ('
-        ~ near ~ ' union all ' ~ far ~ ') as _sw_before) as _sw_context where _sw_context_rank <= ' ~ (rows | int) ~ ')' -%}
+        ~ before ~ ') as _sw_before) as _sw_context where _sw_context_rank <= ' ~ (rows | int) ~ ')' -%}
   {%- endif -%}
   {%- set outputs = [] -%}
   {%- for agg in aggs -%}
