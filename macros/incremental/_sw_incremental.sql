@@ -57,11 +57,13 @@
   {{ return(('unix_micros(cast(' ~ spec.time_column ~ ' as timestamp))') if spec.kind == 'interval' else spec.time_column) }}
 {% endmacro %}
 
-{% macro _sw_incremental_partition_column(spec) %}
+{% macro _sw_incremental_partition_column(spec, column=none) %}
+  {#- time_partition: the partition of `column` (default: the time column). -#}
+  {%- set column = column or spec.time_column -%}
   {%- if spec.kind == 'interval' -%}
-    {{ return('to_date(cast(' ~ spec.time_column ~ ' as timestamp)) as time_partition') }}
+    {{ return('to_date(cast(' ~ column ~ ' as timestamp)) as time_partition') }}
   {%- else -%}
-    {{ return('floor(' ~ spec.time_column ~ ' / ' ~ spec.partition ~ ') * ' ~ spec.partition ~ ' as time_partition') }}
+    {{ return('floor(' ~ column ~ ' / ' ~ spec.partition ~ ') * ' ~ spec.partition ~ ' as time_partition') }}
   {%- endif -%}
 {% endmacro %}
 
@@ -84,12 +86,17 @@
   {%- endif -%}
 {% endmacro %}
 
-{% macro _sw_incremental_plan(macro_name, spec, relation, arrival_order, partitions, reach_past, reach_future) %}
+{% macro _sw_incremental_plan(macro_name, spec, relation, arrival_order, partitions, reach_past, reach_future, watermark_from='output') %}
   {#- What this run recomputes: none for a full build, else {'from_key': the first
       recomputed partition's start, 'input_from_key': from_key - reach_past (none when
       the lookback is counted in rows), 'exclude': a condition on input rows that
       never enter a window (audited late rows) or none}. reach_past/reach_future are
       in key units.
+      watermark_from 'input' is for windows whose rows do not show every input row
+      they hold (a count window's output has no arrival position, and a group with
+      fewer than N start times has no row yet): W and S are then taken from the input
+      this run reads, and a run also recomputes the partition of each touched group's
+      last processed time, where its provisional last window lies.
       The latest time W and arrival position S a model holds are kept in its table
       property stream_windows.watermark, written by a post-hook after each build from
       the partitions that build wrote: reading them costs no scan. A run that dies
@@ -97,7 +104,7 @@
       recomputes a little more, to the same rows. -#}
   {%- set key = stream_windows._sw_incremental_key(spec) -%}
   {%- if not execute -%}
-    {%- do config(post_hook=["{{ stream_windows._sw_record_watermark('" ~ key ~ "', '" ~ arrival_order ~ "') }}"]) -%}
+    {%- do config(post_hook=["{{ stream_windows._sw_record_watermark('" ~ key ~ "', '" ~ arrival_order ~ "', '" ~ watermark_from ~ "') }}"]) -%}
     {{ return(none) }}
   {%- endif -%}
   {{- stream_windows._sw_check_incremental_config(macro_name) -}}
@@ -105,14 +112,18 @@
     {{ exceptions.raise_compiler_error(macro_name ~ "() in model " ~ model.name ~ ": the table " ~ this ~ " was built without time_partition (before the model was incremental); rebuild it once with --full-refresh.") }}
   {%- endif -%}
   {%- set seen = stream_windows._sw_recorded_watermark() if is_incremental() else none -%}
-  {%- if seen is none and is_incremental() -%}
+  {%- if seen is none and is_incremental() and watermark_from == 'output' -%}
     {#- No recorded watermark (the build that made the table died before its post-hook):
-        read it from the data once. -#}
+        read it from the data once (an input-watermark model rebuilds every partition). -#}
     {%- set seen = run_query('select cast(max(' ~ key ~ ') as string) as w, cast(max(' ~ arrival_order ~ ') as string) as s from ' ~ this).rows[0] -%}
     {%- set seen = {'w': seen['w'], 's': seen['s']} if seen['w'] is not none else none -%}
   {%- endif -%}
   {%- if seen is none -%}
     {%- do run_query('set ' ~ stream_windows._sw_recomputed_conf() ~ '=all') -%}
+    {%- if watermark_from == 'input' -%}
+      {%- set now = run_query('select cast(max(' ~ key ~ ') as string) as w, cast(max(' ~ arrival_order ~ ') as string) as s from ' ~ relation).rows[0] -%}
+      {%- do run_query('set ' ~ stream_windows._sw_next_watermark_conf() ~ '=' ~ ((now['w'] ~ '|' ~ now['s']) if now['w'] is not none else 'none')) -%}
+    {%- endif -%}
     {{ return(none) }}
   {%- endif -%}
   {%- set w = seen['w'] | int if spec.kind == 'interval' else seen['w'] | float -%}
@@ -151,6 +162,35 @@
       {%- do log(macro_name ~ '() in model ' ~ model.name ~ ': ' ~ row['n'] ~ ' late row(s); recomputing from ' ~ spec.time_column ~ ' ' ~ row['t'] ~ "'s partition", info=true) -%}
     {%- endif -%}
   {%- endif -%}
+  {%- if watermark_from == 'input' -%}
+    {#- Per group, over the kept input from from_key's partition on (every fresh row
+        lies there: non-late rows have times >= W, and reprocess moved from_key to the
+        earliest late row): its newest fresh time, its newest processed time and
+        arrival. A group with fresh rows and no processed row there had its last
+        processed time (and provisional last window) earlier: only those groups are
+        looked up in the older history. -#}
+    {%- set lo = stream_windows._sw_partition_start(spec, from_key) -%}
+    {%- set groups = partitions if partitions else ['_sw_all'] -%}
+    {%- set kept = (' and not ' ~ exclude) if exclude else '' -%}
+    {%- set touched = 'select ' ~ (groups | join(', ') if partitions else '1 as _sw_all') ~ ', max(case when ' ~ arrival_order ~ ' > ' ~ s ~ ' then ' ~ key ~ ' end) as _sw_fresh_w, max(case when '
+        ~ arrival_order ~ ' <= ' ~ s ~ ' then ' ~ key ~ ' end) as _sw_seen_w, max(' ~ arrival_order ~ ') as _sw_s from ' ~ relation ~ ' as _sw_input where '
+        ~ key ~ ' >= ' ~ lo ~ kept ~ ' group by ' ~ groups | join(', ') -%}
+    {%- set now = run_query('select cast(max(_sw_fresh_w) as string) as w, cast(max(_sw_s) as string) as s, '
+        ~ 'count(case when _sw_fresh_w is not null and _sw_seen_w is null then 1 end) as reopened from (' ~ touched ~ ') as _sw_touched').rows[0] -%}
+    {%- if now['reopened'] > 0 -%}
+      {%- set on = [] -%}
+      {%- for column in groups -%}{%- do on.append('_sw_older.' ~ column ~ ' <=> _sw_touched.' ~ column) -%}{%- endfor -%}
+      {%- set reopen = run_query('select min(_sw_last) as k from (select ' ~ (groups | join(', ') if partitions else '1 as _sw_all') ~ ', max(' ~ key ~ ') as _sw_last from ' ~ relation
+          ~ ' as _sw_input where ' ~ key ~ ' < ' ~ lo ~ ' and ' ~ arrival_order ~ ' <= ' ~ s ~ kept ~ ' group by ' ~ groups | join(', ') ~ ') as _sw_older left semi join ('
+          ~ touched ~ ') as _sw_touched on ' ~ on | join(' and ') ~ ' and _sw_touched._sw_fresh_w is not null and _sw_touched._sw_seen_w is null').rows[0]['k'] -%}
+      {%- if reopen is not none -%}
+        {%- set from_key = [from_key, reopen | int if spec.kind == 'interval' else reopen | float] | min -%}
+      {%- endif -%}
+    {%- endif -%}
+    {%- set next_w = w if now['w'] is none or (now['w'] | float) < w else now['w'] -%}
+    {%- set next_s = s if now['s'] is none or (now['s'] | float) < (s | float) else now['s'] -%}
+    {%- do run_query('set ' ~ stream_windows._sw_next_watermark_conf() ~ '=' ~ next_w ~ '|' ~ next_s) -%}
+  {%- endif -%}
   {%- set from_key = stream_windows._sw_partition_start(spec, from_key) -%}
   {%- set first_partition = ("date'" ~ modules.datetime.datetime.utcfromtimestamp(from_key / 1000000).strftime('%Y-%m-%d') ~ "'") if spec.kind == 'interval' else from_key -%}
   {%- do run_query('set ' ~ stream_windows._sw_recomputed_conf() ~ '=' ~ first_partition) -%}
@@ -164,6 +204,12 @@
   {{ return('stream_windows.recomputed_from.' ~ local_md5(this | string)) }}
 {% endmacro %}
 
+{% macro _sw_next_watermark_conf() %}
+  {#- A session setting holding 'W|S' of the input a run of an input-watermark model
+      read, for its post-hook ('none' when the input is empty). -#}
+  {{ return('stream_windows.next_watermark.' ~ local_md5(this | string)) }}
+{% endmacro %}
+
 {% macro _sw_recorded_watermark() %}
   {#- {'w': latest time key, 's': latest arrival position} from the table property,
       or none. -#}
@@ -174,11 +220,17 @@
   {{ return(none) }}
 {% endmacro %}
 
-{% macro _sw_record_watermark(key, arrival_order) %}
+{% macro _sw_record_watermark(key, arrival_order, watermark_from='output') %}
   {#- The post-hook: the model's latest time key and arrival position, from the
-      partitions this build wrote and the values recorded before, into the table
-      property stream_windows.watermark. -#}
+      partitions this build wrote and the values recorded before (or, for an
+      input-watermark model, from what its run read), into the table property
+      stream_windows.watermark. -#}
   {%- if not execute -%}{{ return('') }}{%- endif -%}
+  {%- if watermark_from == 'input' -%}
+    {%- set next = run_query('set ' ~ stream_windows._sw_next_watermark_conf()).rows[0][1] -%}
+    {%- if next in (none, 'none', '<undefined>') -%}{{ return('') }}{%- endif -%}
+    {{ return("alter table " ~ this ~ " set tblproperties ('stream_windows.watermark' = '" ~ next ~ "')") }}
+  {%- endif -%}
   {%- set since = run_query('set ' ~ stream_windows._sw_recomputed_conf()).rows[0][1] -%}
   {%- set partial = since not in (none, 'all', '<undefined>') -%}
   {%- set now = run_query('select cast(max(' ~ key ~ ') as string) as w, cast(max(' ~ arrival_order ~ ') as string) as s from ' ~ this
@@ -192,4 +244,52 @@
   {%- endif -%}
   {%- if w is none -%}{{ return('') }}{%- endif -%}
   {{ return("alter table " ~ this ~ " set tblproperties ('stream_windows.watermark' = '" ~ w ~ "|" ~ s ~ "')") }}
+{% endmacro %}
+
+{% macro _sw_counted_context(relation, plan, spec, partitions, n, counted, rank_expr) %}
+  {#- The input of a recomputation whose windows reach back a count, not a time: the
+      rows of the recomputed partitions (key >= from_key), and before them each
+      partition's (group's) n latest `counted` ('rows', or distinct 'times') among the
+      rows not recomputed, picked by `rank_expr` (a row_number() or dense_rank() over
+      the group, newest first). -#}
+  {%- set kept = (' and not ' ~ plan.exclude) if plan.exclude else '' -%}
+  {%- set recent = 'select * from ' ~ relation ~ ' where ' ~ plan.key ~ ' >= ' ~ plan.from_key ~ kept -%}
+  {%- if n < 1 -%}{{ return('(' ~ recent ~ ')') }}{%- endif -%}
+  {%- set before_cut = 'case when ' ~ plan.key ~ ' < ' ~ plan.from_key ~ (' then 1 end' if counted == 'rows' else ' then ' ~ plan.key ~ ' end') -%}
+  {%- set short = ('count(' if counted == 'rows' else 'count(distinct ') ~ before_cut ~ ') < ' ~ n -%}
+  {#- The lookback grows 1, 4, 16, ... partitions until every group with recomputed rows
+      finds its n there (asked by a small count query each time: most runs stop at the
+      first), or until it holds the whole older input; then the groups still short read
+      all their older rows. The count runs over the lookback and the recomputed rows,
+      so a group with recomputed rows and none before counts 0. -#}
+  {%- set step = 86400000000 if spec.kind == 'interval' else spec.partition -%}
+  {%- set search = namespace(span=1, before=none, earliest=none) -%}
+  {%- for attempt in range(12) if search.before is none -%}
+    {%- set near_from = plan.from_key - step * search.span -%}
+    {%- set near = 'select * from ' ~ relation ~ ' where ' ~ plan.key ~ ' >= ' ~ near_from ~ ' and ' ~ plan.key ~ ' < ' ~ plan.from_key ~ kept -%}
+    {%- set short_groups = 'select ' ~ (partitions | join(', ') if partitions else '1') ~ ' from ' ~ relation ~ ' where ' ~ plan.key ~ ' >= ' ~ near_from ~ kept
+        ~ (' group by ' ~ partitions | join(', ') if partitions else '') ~ ' having ' ~ short -%}
+    {%- if run_query('select count(*) as n from (' ~ short_groups ~ ') as _sw_short').rows[0]['n'] == 0 -%}
+      {%- set search.before = near -%}
+    {%- else -%}
+      {%- if search.earliest is none -%}
+        {%- set search.earliest = run_query('select min(' ~ plan.key ~ ') as k from ' ~ relation ~ ' as _sw_input where ' ~ plan.key ~ ' < ' ~ plan.from_key).rows[0]['k'] -%}
+      {%- endif -%}
+      {%- if search.earliest is none or near_from <= search.earliest or attempt == 11 -%}
+        {%- set older = 'select * from ' ~ relation ~ ' where ' ~ plan.key ~ ' < ' ~ near_from ~ kept -%}
+        {%- if partitions -%}
+          {%- set on = [] -%}
+          {%- for column in partitions -%}{%- do on.append('_sw_older.' ~ column ~ ' <=> _sw_short.' ~ column) -%}{%- endfor -%}
+          {%- set search.before = near ~ ' union all select _sw_older.* from (' ~ older ~ ') as _sw_older left semi join (' ~ short_groups ~ ') as _sw_short on ' ~ on | join(' and ') -%}
+        {%- else -%}
+          {%- set search.before = near ~ ' union all ' ~ older -%}
+        {%- endif -%}
+      {%- else -%}
+        {%- set search.span = search.span * 4 -%}
+      {%- endif -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- set before = search.before -%}
+  {{ return('(' ~ recent ~ ' union all select * except (_sw_context_rank) from (select *, ' ~ rank_expr ~ ' as _sw_context_rank from ('
+      ~ before ~ ') as _sw_before) as _sw_context where _sw_context_rank <= ' ~ n ~ ')') }}
 {% endmacro %}

@@ -34,35 +34,8 @@
   {%- set plan = stream_windows._sw_incremental_plan(macro_name, spec, relation, arrival_order, partitions, none, 0) if spec is not none else none -%}
   {%- if plan is not none -%}
     {#- The recomputed partitions, and before them the n rows each partition's window
-        reaches back to: the latest by arrival among the rows not recomputed. They are
-        looked for in the partition just before first; only the partitions (groups)
-        with fewer than n rows there search the older history. -#}
-    {%- set kept = (' and not ' ~ plan.exclude) if plan.exclude else '' -%}
-    {%- set near_from = plan.from_key - (86400000000 if spec.kind == 'interval' else spec.partition) -%}
-    {%- set recent = 'select * from ' ~ relation ~ ' where ' ~ plan.key ~ ' >= ' ~ plan.from_key ~ kept -%}
-    {%- set near = 'select * from ' ~ relation ~ ' where ' ~ plan.key ~ ' >= ' ~ near_from ~ ' and ' ~ plan.key ~ ' < ' ~ plan.from_key ~ kept -%}
-    {%- set older = 'select * from ' ~ relation ~ ' where ' ~ plan.key ~ ' < ' ~ near_from ~ kept -%}
-    {%- set short = 'count(case when ' ~ plan.key ~ ' < ' ~ plan.from_key ~ ' then 1 end) < ' ~ (rows | int) -%}
-    {%- if partitions -%}
-      {%- set short_groups = 'select ' ~ partitions | join(', ') ~ ' from ' ~ relation ~ ' where ' ~ plan.key ~ ' >= ' ~ near_from ~ kept
-          ~ ' group by ' ~ partitions | join(', ') ~ ' having ' ~ short -%}
-    {%- else -%}
-      {%- set short_groups = 'select 1 from ' ~ relation ~ ' where ' ~ plan.key ~ ' >= ' ~ near_from ~ kept ~ ' having ' ~ short -%}
-    {%- endif -%}
-    {#- Asked first (a small read): most runs need no older history at all. -#}
-    {%- set needs_older = run_query('select count(*) as n from (' ~ short_groups ~ ') as _sw_short').rows[0]['n'] > 0 -%}
-    {%- if not needs_older -%}
-      {%- set before = near -%}
-    {%- elif partitions -%}
-      {%- set on = [] -%}
-      {%- for column in partitions -%}{%- do on.append('_sw_older.' ~ column ~ ' <=> _sw_short.' ~ column) -%}{%- endfor -%}
-      {%- set before = near ~ ' union all select _sw_older.* from (' ~ older ~ ') as _sw_older left semi join (' ~ short_groups ~ ') as _sw_short on ' ~ on | join(' and ') -%}
-    {%- else -%}
-      {%- set before = near ~ ' union all ' ~ older -%}
-    {%- endif -%}
-    {%- set relation = '(' ~ recent ~ ' union all select * except (_sw_context_rank) from (select *, row_number() over ('
-        ~ ('partition by ' ~ partitions | join(', ') ~ ' ' if partitions else '') ~ 'order by ' ~ arrival_order ~ ' desc) as _sw_context_rank from ('
-        ~ before ~ ') as _sw_before) as _sw_context where _sw_context_rank <= ' ~ (rows | int) ~ ')' -%}
+        reaches back to: the latest by arrival among the rows not recomputed. -#}
+    {%- set relation = stream_windows._sw_counted_context(relation, plan, spec, partitions, rows | int, 'rows', 'row_number() over (' ~ ('partition by ' ~ partitions | join(', ') ~ ' ' if partitions else '') ~ 'order by ' ~ arrival_order ~ ' desc)') -%}
   {%- endif -%}
   {%- set outputs = [] -%}
   {%- for agg in aggs -%}

@@ -1,5 +1,5 @@
-{% macro count_window_aggregate(relation, time_column, n, aggregates, group_by=none, arrival_order=none, tick=none) %}
-  {{ return(adapter.dispatch('count_window_aggregate', 'stream_windows')(relation, time_column, n, aggregates, group_by, arrival_order, tick)) }}
+{% macro count_window_aggregate(relation, time_column, n, aggregates, group_by=none, arrival_order=none, tick=none, incremental=none) %}
+  {{ return(adapter.dispatch('count_window_aggregate', 'stream_windows')(relation, time_column, n, aggregates, group_by, arrival_order, tick, incremental)) }}
 {% endmacro %}
 
 {#- StreamInsight's count window over N distinct start times (SEMANTICS.md section 3),
@@ -14,8 +14,14 @@
     over r, so any aggregate of the vocabulary runs as Spark computes it; one row per
     rank is kept. The same window ordering checks arrival order: start times arrive out
     of order exactly when, for some start time s, an event with an earlier start time
-    arrived after the first event with start time s. -#}
-{% macro default__count_window_aggregate(relation, time_column, n, aggregates, group_by, arrival_order, tick) %}
+    arrived after the first event with start time s.
+
+    incremental={'partition': 'day' | a number, 'late_rows': ...} builds it in scheduled
+    runs (macros/incremental/_sw_incremental.sql), partitioned by point_at. A run
+    recomputes from the partition of the latest start time it has seen, or of an
+    earlier last start time of a group that gets new events (its provisional window
+    becomes final); each group's N-1 start times before that are read as context. -#}
+{% macro default__count_window_aggregate(relation, time_column, n, aggregates, group_by, arrival_order, tick, incremental) %}
   {%- set macro_name = 'count_window_aggregate' -%}
   {%- if relation is none -%}{{ stream_windows._sw_fail(macro_name, 'relation', 'a relation (ref, source or CTE name)', relation) }}{%- endif -%}
   {%- if time_column is not string or not time_column -%}{{ stream_windows._sw_fail(macro_name, 'time_column', 'a column name', time_column) }}{%- endif -%}
@@ -39,8 +45,17 @@
   {%- for column in groups -%}{%- do wanted.append(('group_by', column)) -%}{%- endfor -%}
   {%- if arrival_order -%}{%- do wanted.append(('arrival_order', arrival_order)) -%}{%- endif -%}
   {%- for agg in aggs if agg.column != '*' -%}{%- do wanted.append(("aggregates['" ~ agg.name ~ "']", agg.column)) -%}{%- endfor -%}
+  {%- set spec = stream_windows._sw_incremental_spec(macro_name, incremental, time_column, none) -%}
+  {%- if spec is not none and arrival_order is none -%}
+    {{ stream_windows._sw_fail(macro_name, 'arrival_order', "a column giving arrival order for an incremental build (it tells new rows from processed ones)", arrival_order) }}
+  {%- endif -%}
   {{- stream_windows._sw_check_columns_exist(macro_name, relation, wanted) -}}
   {%- set tick_sql = stream_windows._sw_count_window_tick(macro_name, relation, time_column, tick) -%}
+  {%- set plan = stream_windows._sw_incremental_plan(macro_name, spec, relation, arrival_order, groups, none, 0, 'input') if spec is not none else none -%}
+  {%- if plan is not none -%}
+    {%- set relation = stream_windows._sw_counted_context(relation, plan, spec, groups, n - 1, 'times', 'dense_rank() over ('
+        ~ ('partition by ' ~ groups | join(', ') ~ ' ' if groups else '') ~ 'order by ' ~ time_column ~ ' desc)') -%}
+  {%- endif -%}
 
   {%- set model_name = model.name if model is defined and model is not none and model.name is defined else 'unknown model' -%}
   {%- set group_text = [] -%}
@@ -62,6 +77,9 @@ select
     event_count,
     is_final,
     {{ aggs | map(attribute='name') | join(',\n    ') }}
+    {%- if spec is not none %},
+    {{ stream_windows._sw_incremental_partition_column(spec, 'point_at') }}
+    {%- endif %}
 from (
     select
         *,
@@ -100,6 +118,9 @@ where
     {%- endif %}
     (_sw_previous_rank is null or _sw_previous_rank != _sw_rank)
     and _sw_start_times = {{ n }}
+    {%- if plan is not none %}
+    and {{ ('unix_micros(cast(point_at as timestamp))' if spec.kind == 'interval' else 'point_at') }} >= {{ plan.from_key }}
+    {%- endif %}
 {% endmacro %}
 
 {% macro _sw_count_window_tick(macro_name, relation, time_column, tick) %}

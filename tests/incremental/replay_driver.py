@@ -9,6 +9,7 @@ one JVM only.
     first:<seq>         the readings up to <seq> arrive; full build (prints "building", "built")
     next:<seq>          the readings up to <seq> arrive; incremental run (same prints)
     compare:<seq>       snapshot the models, rebuild them whole; JSON: differing rows, row counts
+                        of the snapshots and of the rebuilt tables
 """
 
 from __future__ import annotations
@@ -69,9 +70,9 @@ def step(command: str, last_seq: str | None) -> None:
             session.sql(f"drop table if exists {snapshots[model]}")
             session.sql(f"create table {snapshots[model]} using parquet as select * from {SCHEMA}.{model}")
         dbt("run", *SELECT, "--full-refresh")
-        counts = {model: session.table(snapshot).count() for model, snapshot in snapshots.items()}
         print(json.dumps({"differing": {m: differing_rows(session, m, s) for m, s in snapshots.items()},
-                          "rows": counts}), flush=True)
+                          "rows": {m: session.table(s).count() for m, s in snapshots.items()},
+                          "rebuilt_rows": {m: session.table(f"{SCHEMA}.{m}").count() for m in MODELS}}), flush=True)
     else:
         raise SystemExit(f"unknown step {command}")
 

@@ -20,6 +20,8 @@ import pytest
 from tests.conftest import DbtFailure, run_dbt
 from tests.incremental.replay import FULL, MODELS, SCHEMA, SEED, differing_rows
 
+COUNT_WINDOW = "hourly_temperatures_city_count_window_24"
+
 SELECT = ["--select", *MODELS]
 
 
@@ -56,7 +58,7 @@ def build_in_batches(spark, arrive, cuts: list[int], where: str = "true", late_r
 
 
 def assert_equals_full_rebuild(spark, snapshots: dict[str, str], cuts) -> None:
-    run_dbt("run", *SELECT, "--full-refresh")
+    run_dbt("run", "--select", *snapshots, "--full-refresh")
     for model, snapshot in snapshots.items():
         assert spark.sql(f"select count(*) as n from {snapshot}").first()["n"] > 0
         assert differing_rows(spark, model, snapshot) == 0, (model, cuts)
@@ -75,11 +77,15 @@ def test_random_batches_equal_a_full_rebuild(replay, seed):
     assert_equals_full_rebuild(spark, snapshots, cuts)
 
 
-def test_a_gap_of_days_between_batches(replay):
-    """Days 8-11 never arrive: the windows after the gap start empty again."""
+def test_gaps_of_days_between_batches(replay):
+    """Days 9-10 never arrive, and San Francisco's readings stop from Jan 7 noon to Jan
+    12: the windows after a gap start empty again, and San Francisco's provisional last
+    count window (Jan 7) becomes final in the run that brings it back, days after the
+    latest time the model had seen (Seattle's, Jan 8)."""
     spark, total, arrive = replay
-    gap = "not (reading_at >= '2010-01-08' and reading_at < '2010-01-12')"
-    cuts = [300, 340, 600, 900]  # 340: the last batch before the gap; 600 lies after it
+    gap = ("not ((reading_at >= '2010-01-09' and reading_at < '2010-01-11') or "
+           "(city = 'San Francisco' and reading_at >= '2010-01-07 12:00:00' and reading_at < '2010-01-12'))")
+    cuts = [300, 340, 450, 600, 900]  # 450: Seattle up to the gap; 600: both back
     snapshots = build_in_batches(spark, arrive, cuts, where=gap)
     assert_equals_full_rebuild(spark, snapshots, cuts)
 
@@ -94,7 +100,7 @@ def late_reading(spark, total: int, hours_before: int) -> str:
 def test_a_late_row_fails_the_run_by_default_and_writes_nothing(replay):
     spark, total, arrive = replay
     arrive("seq <= 500")
-    run_dbt("run", *SELECT, "--full-refresh")
+    run_dbt("run", "--select", "hourly_temperatures_city_stats_24h", "--full-refresh")
     before = spark.sql(f"select count(*) as n from {SCHEMA}.hourly_temperatures_city_stats_24h").first()["n"]
     spark.sql(f"insert into {SEED} {late_reading(spark, total, 30)}")
     with pytest.raises(DbtFailure, match=rf"1 late row\(s\); the first, seq {total + 1} \(city=Seattle\), has "
@@ -108,7 +114,7 @@ def test_a_late_row_fails_the_run_by_default_and_writes_nothing(replay):
 def test_audit_keeps_late_rows_out_of_the_windows_and_records_them(replay):
     spark, total, arrive = replay
     arrive("seq <= 500")
-    run_dbt("run", *SELECT, "--full-refresh", "--vars", "{late_rows: audit}")
+    run_dbt("run", "--select", "hourly_temperatures_city_stats_24h", "--full-refresh", "--vars", "{late_rows: audit}")
     spark.sql(f"drop table if exists {SCHEMA}.hourly_temperatures_city_stats_24h__late_rows")
     spark.sql(f"insert into {SEED} {late_reading(spark, total, 30)}")
     spark.sql(f"insert into {SEED} select * from {FULL} where seq > 500 and seq <= 560")
@@ -131,20 +137,29 @@ def test_audit_keeps_late_rows_out_of_the_windows_and_records_them(replay):
 
 def test_reprocess_recomputes_the_late_rows_windows(replay):
     """The late reading lands 30 hours back: its day and the following are recomputed,
-    and the table equals a full rebuild that includes it."""
+    and each per-row window model equals a full rebuild that includes it. The count
+    window needs start times in order per city (SEMANTICS.md section 3): there the
+    reprocessed run fails with OutOfOrder, as a full rebuild of the same input does."""
     spark, total, arrive = replay
     spark.sql(f"drop table if exists {SCHEMA}.hourly_temperatures_city_stats_24h__late_rows")  # audited rows stay out
     arrive("seq <= 500")
     run_dbt("run", *SELECT, "--full-refresh", "--vars", "{late_rows: reprocess}")
     spark.sql(f"insert into {SEED} {late_reading(spark, total, 30)}")
     spark.sql(f"insert into {SEED} select * from {FULL} where seq > 500 and seq <= 540")
-    run_dbt("run", *SELECT, "--vars", "{late_rows: reprocess}")
+    per_row = [m for m in MODELS if m != COUNT_WINDOW]
+    run_dbt("run", "--select", *per_row, "--vars", "{late_rows: reprocess}")
     model = f"{SCHEMA}.hourly_temperatures_city_stats_24h"
     late = spark.sql(f"select max_temp_f_24h, readings_24h from {model} where seq = {total + 1}").first()
     assert late["max_temp_f_24h"] == 99.5
     snapshots = {}
-    for name in MODELS:
+    for name in per_row:
         snapshots[name] = f"{SCHEMA}.sw_harness_{name}"
         spark.sql(f"drop table if exists {snapshots[name]}")
         spark.sql(f"create table {snapshots[name]} using parquet as select * from {SCHEMA}.{name}")
     assert_equals_full_rebuild(spark, snapshots, "late row, reprocess")
+
+    out_of_order = (rf"OutOfOrder in city=Seattle: start time 2010-01-10 03:00:00 at arrival position {total + 1} "
+                    r"arrived after start time 2010-01-10 04:00:00")
+    for full_refresh in ([], ["--full-refresh"]):
+        with pytest.raises(DbtFailure, match=out_of_order):
+            run_dbt("run", "--select", COUNT_WINDOW, *full_refresh, "--vars", "{late_rows: reprocess}")

@@ -30,16 +30,18 @@ def run_driver(env, *args: str) -> str:
 
 def test_a_build_killed_mid_run_then_rerun_equals_a_full_rebuild(tmp_path):
     env = {**os.environ, "STREAM_WINDOWS_SPARK_DIR": str(tmp_path / "spark")}
-    run_driver(env, "setup", "first:400")
-
-    # Killed somewhere between the first model's start and the last one's post-hook
-    # (the three models take a few seconds here).
+    # The first process builds the first 400 readings whole, then is killed during its
+    # incremental run somewhere between the first model's start and the last one's
+    # post-hook (the four models take a few seconds here).
     delay = random.Random(os.getpid()).uniform(0.5, 4.0)
-    killed = subprocess.Popen(driver_command("next:900"), cwd=PROJECT_DIR, env=env,
+    killed = subprocess.Popen(driver_command("setup", "first:400", "next:900"), cwd=PROJECT_DIR, env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, start_new_session=True)
+    builds = 0
     for line in killed.stdout:
-        if line.strip() == "building":
+        builds += line.strip() == "building"
+        if builds == 2:
             break
+    assert builds == 2, "the driver ended before its incremental run"
     time.sleep(delay)
     os.killpg(killed.pid, signal.SIGKILL)
     rest = killed.stdout.read()
@@ -48,4 +50,7 @@ def test_a_build_killed_mid_run_then_rerun_equals_a_full_rebuild(tmp_path):
 
     output = run_driver(env, "next:900", "next:1300", "compare:1300")
     report = json.loads(output.strip().splitlines()[-1])
-    assert report == {"differing": dict.fromkeys(MODELS, 0), "rows": dict.fromkeys(MODELS, 1300)}, delay
+    assert report["differing"] == dict.fromkeys(MODELS, 0), (delay, report)
+    assert report["rows"] == report["rebuilt_rows"], (delay, report)
+    # One row per reading in the per-row windows; one per full 24-reading window.
+    assert [report["rows"][m] for m in MODELS] == [1300, 1300, 1300, 2 * (650 - 23)], (delay, report)

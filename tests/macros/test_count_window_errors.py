@@ -29,6 +29,16 @@ def call(**changes: str) -> str:
                  "timestamp column (a count window needs a tick); got 'event_name string'.", id="time without a tick"),
     pytest.param(call(tick="0.5"), "count_window_aggregate(): `tick` must be a whole number >= 1",
                  id="fractional tick"),
+    pytest.param(call(arrival_order="none", incremental="{'partition': 5}"),
+                 "count_window_aggregate(): `arrival_order` must be a column giving arrival order for an incremental "
+                 "build (it tells new rows from processed ones); got 'None'.", id="incremental without arrival order"),
+    pytest.param(call(incremental="{'partition': 5, 'time_column': 'start_time'}"),
+                 "count_window_aggregate(): `incremental` must be {'partition': 'day' (timestamp time) or a number > 0 "
+                 "(numeric time), 'late_rows': 'error' | 'audit' | 'reprocess'}", id="incremental with a time column"),
+    pytest.param(call(incremental="{'partition': 5}"),
+                 "count_window_aggregate(): `incremental` must be used in a model configured "
+                 "materialized='incremental'",
+                 id="incremental in a model that is not incremental"),
 ])
 def test_invalid_argument_fails_at_compile_time(project_build, inline, message):
     assert message in compile_error(inline)
