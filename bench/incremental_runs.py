@@ -70,7 +70,7 @@ def run(spark) -> list[dict]:
                         f"from {SCHEMA}.events group by grp)").first()["n"]
     results = []
     for model in MODELS:
-        key = "concat(grp, point_at)" if model == "events_count_window_100" else "seq"
+        key = "grp, point_at" if model == "events_count_window_100" else "seq"
         expected = windows if model == "events_count_window_100" else events
         rows = spark.sql(f"select count(*) as n, count(distinct {key}) as d from {SCHEMA}.{model}").first()
         if rows["n"] != expected or rows["d"] != expected:

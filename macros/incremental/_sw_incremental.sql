@@ -115,13 +115,13 @@
   {%- if seen is none and is_incremental() and watermark_from == 'output' -%}
     {#- No recorded watermark (the build that made the table died before its post-hook):
         read it from the data once (an input-watermark model rebuilds every partition). -#}
-    {%- set seen = run_query('select cast(max(' ~ key ~ ') as string) as w, cast(max(' ~ arrival_order ~ ') as string) as s from ' ~ this).rows[0] -%}
+    {%- set seen = stream_windows._sw_latest(key, arrival_order, this) -%}
     {%- set seen = {'w': seen['w'], 's': seen['s']} if seen['w'] is not none else none -%}
   {%- endif -%}
   {%- if seen is none -%}
     {%- do run_query('set ' ~ stream_windows._sw_recomputed_conf() ~ '=all') -%}
     {%- if watermark_from == 'input' -%}
-      {%- set now = run_query('select cast(max(' ~ key ~ ') as string) as w, cast(max(' ~ arrival_order ~ ') as string) as s from ' ~ relation).rows[0] -%}
+      {%- set now = stream_windows._sw_latest(key, arrival_order, relation) -%}
       {%- do run_query('set ' ~ stream_windows._sw_next_watermark_conf() ~ '=' ~ ((now['w'] ~ '|' ~ now['s']) if now['w'] is not none else 'none')) -%}
     {%- endif -%}
     {{ return(none) }}
@@ -171,8 +171,9 @@
         looked up in the older history. -#}
     {%- set lo = stream_windows._sw_partition_start(spec, from_key) -%}
     {%- set groups = partitions if partitions else ['_sw_all'] -%}
+    {%- set group_select = partitions | join(', ') if partitions else '1 as _sw_all' -%}
     {%- set kept = (' and not ' ~ exclude) if exclude else '' -%}
-    {%- set touched = 'select ' ~ (groups | join(', ') if partitions else '1 as _sw_all') ~ ', max(case when ' ~ arrival_order ~ ' > ' ~ s ~ ' then ' ~ key ~ ' end) as _sw_fresh_w, max(case when '
+    {%- set touched = 'select ' ~ group_select ~ ', max(case when ' ~ arrival_order ~ ' > ' ~ s ~ ' then ' ~ key ~ ' end) as _sw_fresh_w, max(case when '
         ~ arrival_order ~ ' <= ' ~ s ~ ' then ' ~ key ~ ' end) as _sw_seen_w, max(' ~ arrival_order ~ ') as _sw_s from ' ~ relation ~ ' as _sw_input where '
         ~ key ~ ' >= ' ~ lo ~ kept ~ ' group by ' ~ groups | join(', ') -%}
     {%- set now = run_query('select cast(max(_sw_fresh_w) as string) as w, cast(max(_sw_s) as string) as s, '
@@ -180,7 +181,7 @@
     {%- if now['reopened'] > 0 -%}
       {%- set on = [] -%}
       {%- for column in groups -%}{%- do on.append('_sw_older.' ~ column ~ ' <=> _sw_touched.' ~ column) -%}{%- endfor -%}
-      {%- set reopen = run_query('select min(_sw_last) as k from (select ' ~ (groups | join(', ') if partitions else '1 as _sw_all') ~ ', max(' ~ key ~ ') as _sw_last from ' ~ relation
+      {%- set reopen = run_query('select min(_sw_last) as k from (select ' ~ group_select ~ ', max(' ~ key ~ ') as _sw_last from ' ~ relation
           ~ ' as _sw_input where ' ~ key ~ ' < ' ~ lo ~ ' and ' ~ arrival_order ~ ' <= ' ~ s ~ kept ~ ' group by ' ~ groups | join(', ') ~ ') as _sw_older left semi join ('
           ~ touched ~ ') as _sw_touched on ' ~ on | join(' and ') ~ ' and _sw_touched._sw_fresh_w is not null and _sw_touched._sw_seen_w is null').rows[0]['k'] -%}
       {%- if reopen is not none -%}
@@ -202,6 +203,13 @@
       ('all' for a full build), for its post-hook. Keyed by a hash of the relation:
       Spark redacts the values of settings whose names contain "url" (as in hourly). -#}
   {{ return('stream_windows.recomputed_from.' ~ local_md5(this | string)) }}
+{% endmacro %}
+
+{% macro _sw_latest(key, arrival_order, relation, where=none) %}
+  {#- {'w': the latest time key, 's': the latest arrival position} of `relation` (rows
+      matching `where`), as strings; both none when it has no row. -#}
+  {{ return(run_query('select cast(max(' ~ key ~ ') as string) as w, cast(max(' ~ arrival_order ~ ') as string) as s from '
+      ~ relation ~ (' where ' ~ where if where else '')).rows[0]) }}
 {% endmacro %}
 
 {% macro _sw_next_watermark_conf() %}
@@ -233,8 +241,7 @@
   {%- endif -%}
   {%- set since = run_query('set ' ~ stream_windows._sw_recomputed_conf()).rows[0][1] -%}
   {%- set partial = since not in (none, 'all', '<undefined>') -%}
-  {%- set now = run_query('select cast(max(' ~ key ~ ') as string) as w, cast(max(' ~ arrival_order ~ ') as string) as s from ' ~ this
-      ~ (' where time_partition >= ' ~ since if partial else '')).rows[0] -%}
+  {%- set now = stream_windows._sw_latest(key, arrival_order, this, ('time_partition >= ' ~ since) if partial else none) -%}
   {%- set before = stream_windows._sw_recorded_watermark() if partial else none -%}
   {%- set w = now['w'] -%}
   {%- set s = now['s'] -%}
