@@ -110,6 +110,14 @@ def test_repeated_seq_is_an_error(spark):
         on_spark(spark, frame, field="t", size=3, group_by=["g"], seq="seq", aggregates={"n": "count(*)"})
 
 
+def test_repeated_seq_within_one_value_is_an_error(spark):
+    # Same value, same seq: invisible to the check over distinct values, found by the
+    # task that computes the windows.
+    frame = pd.DataFrame({"seq": [1, 2, 2, 4], "t": [1, 2, 2, 3], "g": ["a", "b", "a", "b"], "v": [1, 2, 3, 4]})
+    with pytest.raises(InvalidParameterError, match=r"`seq` must be a column whose values are unique"):
+        on_spark(spark, frame, field="t", size=3, group_by=["g"], seq="seq", aggregates={"n": "count(*)"})
+
+
 @pytest.mark.parametrize(("options", "message"), [
     pytest.param(dict(size=10, advance=20), "`advance` must be", id="advance larger than size"),
     pytest.param(dict(advance=5), "`advance`", id="advance without size"),

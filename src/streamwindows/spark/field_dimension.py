@@ -1,7 +1,18 @@
 """StreamBase's field-based dimension on Spark, distributed.
 
+Two plans, the same output:
+
+* **Grid windows that only close** (``opening='advance'``, a ``size``, no
+  ``emit_every``: tumbling and hopping windows) run by ranges of the value axis
+  (:mod:`streamwindows.spark.field_dimension_ranges`): one aggregation over the distinct
+  field values checks arrival order and gives every emission time, and each range of
+  window starts is one task of the engine's vectorized core. Each row crosses one
+  shuffle and one Python pass (the general plan: two of each, and a global sort).
+* **Everything else** (intermediate emission, ``opening='none'``, no ``size``, or more
+  than two million distinct field values) runs the general plan below.
+
 The pandas engine (:mod:`streamwindows.field_dimension`) splits the work into a
-per-group part and a global part; here each runs where it belongs:
+per-group part and a global part; in the general plan each runs where it belongs:
 
 1. **Parameters** are validated on the driver against the DataFrame's schema, before
    any Spark job.
@@ -127,6 +138,20 @@ def field_dimension_aggregate_spark(
         value = F.col(_quote(field)).cast(coordinate_type)
     group_cols = list(params.group_by)
     stream = df.select(F.col(_quote(seq)).alias(_SEQ), value.alias(_VALUE), *[F.col(_quote(g)) for g in group_cols])
+
+    from streamwindows.spark import field_dimension_ranges
+
+    if field_dimension_ranges.applies(params):
+        input_types = {name: _PANDAS_TYPES.get(kind, "object") for name, kind in schema.items()}
+        by_ranges = field_dimension_ranges.grid_windows_by_value_ranges(
+            df, params, schema, value=value, seq_column=seq, coordinate_type=coordinate_type, n_parts=n_parts,
+            check_arrival_order=lambda checked: _check_arrival_order(checked, params, n_parts),
+            public_output=lambda numbered: _public_output(numbered, params, schema),
+            aggregate_types={a.name: _spark_type_for(a.result_dtype(input_types)) for a in params.aggregates},
+            empty=lambda: spark.createDataFrame([], _output_schema(params, schema, coordinate_type)),
+        )
+        if by_ranges is not None:
+            return by_ranges
 
     bounds = _check_arrival_order(stream, params, n_parts)
     if bounds["n"] == 0:
@@ -476,6 +501,17 @@ def _order_emissions(emissions, params: FieldDimensionParams, schema: dict[str, 
         offsets[part] = running
         running += counts[part]
 
+    offset_map = F.create_map(*[x for p, o in offsets.items() for x in (F.lit(p), F.lit(o))])
+    # Within a partition rows keep the sorted order; monotonically_increasing_id counts them.
+    local_index = F.monotonically_increasing_id() - F.shiftleft(F.spark_partition_id().cast("bigint"), 33)
+    numbered = ordered.withColumn("emit_seq", F.element_at(offset_map, F.col(_PART)) + local_index)
+    return _public_output(numbered, params, schema)
+
+
+def _public_output(numbered, params: FieldDimensionParams, schema: dict[str, str]):
+    """Numbered emissions (coordinates) -> the documented columns in the field's types."""
+    from pyspark.sql import functions as F
+
     def bound(column: str):
         if params.field_kind == "timestamp":  # coordinates are nanoseconds
             return F.timestamp_micros(F.expr(f"{column} div 1000"))
@@ -483,11 +519,7 @@ def _order_emissions(emissions, params: FieldDimensionParams, schema: dict[str, 
 
     emitted_at = (bound("emitted_at") if params.field_kind == "timestamp"
                   else F.col("emitted_at").cast(schema[params.field]))
-    offset_map = F.create_map(*[x for p, o in offsets.items() for x in (F.lit(p), F.lit(o))])
-    # Within a partition rows keep the sorted order; monotonically_increasing_id counts them.
-    local_index = F.monotonically_increasing_id() - F.shiftleft(F.spark_partition_id().cast("bigint"), 33)
-    numbered = ordered.withColumn("emit_seq", F.element_at(offset_map, F.col(_PART)) + local_index)
-    output = numbered.select(
+    return numbered.select(
         *[F.col(_quote(g)) for g in params.group_by],
         bound("window_start").alias("window_start"),
         bound("window_end").alias("window_end"),
@@ -497,4 +529,3 @@ def _order_emissions(emissions, params: FieldDimensionParams, schema: dict[str, 
         F.col("row_count"),
         *[F.col(_quote(a.name)) for a in params.aggregates],
     )
-    return output
