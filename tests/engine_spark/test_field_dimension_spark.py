@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from streamwindows import InvalidParameterError, NullFieldError, OutOfOrderError, field_dimension_aggregate
-from streamwindows.spark import field_dimension_aggregate_spark
+from streamwindows.spark import field_dimension_aggregate_spark, field_dimension_incremental_spark
 from tests.engine.test_field_dimension import AGGREGATES, assert_same_emissions, scenarios, trades
 
 
@@ -116,6 +116,45 @@ def test_repeated_seq_within_one_value_is_an_error(spark):
     frame = pd.DataFrame({"seq": [1, 2, 2, 4], "t": [1, 2, 2, 3], "g": ["a", "b", "a", "b"], "v": [1, 2, 3, 4]})
     with pytest.raises(InvalidParameterError, match=r"`seq` must be a column whose values are unique"):
         on_spark(spark, frame, field="t", size=3, group_by=["g"], seq="seq", aggregates={"n": "count(*)"})
+
+
+@pytest.mark.parametrize("options", [
+    pytest.param(dict(size=30, advance=10), id="hopping"),
+    pytest.param(dict(size=7, advance=3, offset=1, optional_windows="all"), id="all optional windows"),
+])
+def test_incremental_runs_append_exactly_a_full_builds_rows(spark, options):
+    """Batch after batch (cuts at random, one across a gap longer than the size), the
+    appended rows end up equal to one full build, emit_seq included."""
+    frame = random_stream(n=1500, groups=5, seed=3)
+    frame.loc[700:, "t"] += 200  # a gap in every group
+    frame.loc[frame.index % 7 == 0, "g"] = None  # NULL keys form a group
+    kwargs = dict(field="t", group_by=["g"], seq="seq", aggregates={"total": "sum(v)", "first_v": "first(v)"},
+                  **options)
+    expected = on_spark(spark, frame, **kwargs)
+    rng = np.random.default_rng(5)
+    table = None
+    for cut in [*sorted(rng.choice(np.arange(1, 1500), 4, replace=False)), 699, 701, 1500]:
+        batch = field_dimension_incremental_spark(spark_frame(spark, frame.iloc[:cut]), table, **kwargs)
+        table = batch if table is None else table.unionByName(batch)
+        table = spark.createDataFrame(table.toPandas(), table.schema)  # what the model's table holds
+    built = table.toPandas().sort_values("emit_seq", ignore_index=True)
+    pd.testing.assert_frame_equal(built.astype(str), expected.astype(str))
+
+
+def test_incremental_run_fails_on_a_late_row(spark):
+    frame = random_stream(n=600)
+    kwargs = dict(field="t", group_by=["g"], seq="seq", aggregates={"total": "sum(v)"}, size=30, advance=10)
+    table = field_dimension_incremental_spark(spark_frame(spark, frame.iloc[:500]), None, **kwargs)
+    late = pd.concat([frame.iloc[:500], frame.iloc[[20]].assign(seq=10**6)], ignore_index=True)  # far below the cut
+    with pytest.raises(OutOfOrderError) as raised:
+        field_dimension_incremental_spark(spark_frame(spark, late), table, **kwargs)
+    assert (raised.value.position, raised.value.seq) == (500, 10**6)
+
+
+def test_incremental_runs_need_a_size(spark):
+    frame = spark_frame(spark, random_stream(n=10))
+    with pytest.raises(InvalidParameterError, match="`size` must be a window size"):
+        field_dimension_incremental_spark(frame, None, field="t", seq="seq", size=None, aggregates={"n": "count(*)"})
 
 
 @pytest.mark.parametrize(("options", "message"), [

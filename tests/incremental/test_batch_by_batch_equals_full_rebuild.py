@@ -25,6 +25,7 @@ from tests.conftest import DbtFailure, run_dbt
 from tests.incremental.replay import FULL, MODELS, SCHEMA, SEED, differing_rows
 
 COUNT_WINDOW = "hourly_temperatures_city_count_window_24"
+FIELD_WINDOW = "hourly_temperatures_city_field_6h"
 
 SELECT = ["--select", *MODELS]
 
@@ -160,15 +161,16 @@ def test_audit_keeps_late_rows_out_of_the_windows_and_records_them(replay):
 def test_reprocess_recomputes_the_late_rows_windows(replay):
     """The late reading lands 30 hours back: its day and the following are recomputed,
     and each per-row window model equals a full rebuild that includes it. The count
-    window needs start times in order per city (SEMANTICS.md section 3): there the
-    reprocessed run fails with OutOfOrder, as a full rebuild of the same input does."""
+    window needs start times in order per city (SEMANTICS.md section 3), the field
+    dimension a field that never decreases in arrival order (section 2): there the run
+    fails with OutOfOrder, as a full rebuild of the same input does."""
     spark, total, arrive = replay
     spark.sql(f"drop table if exists {SCHEMA}.hourly_temperatures_city_stats_24h__late_rows")  # audited rows stay out
     arrive("seq <= 500")
     run_dbt("run", *SELECT, "--full-refresh", "--vars", "{late_rows: reprocess}")
     spark.sql(f"insert into {SEED} {late_reading(spark, total, 30)}")
     spark.sql(f"insert into {SEED} select * from {FULL} where seq > 500 and seq <= 540")
-    per_row = [m for m in MODELS if m != COUNT_WINDOW]
+    per_row = [m for m in MODELS if m not in (COUNT_WINDOW, FIELD_WINDOW)]
     run_dbt("run", "--select", *per_row, "--vars", "{late_rows: reprocess}")
     model = f"{SCHEMA}.hourly_temperatures_city_stats_24h"
     late = spark.sql(f"select max_temp_f_24h, readings_24h from {model} where seq = {total + 1}").first()
@@ -185,3 +187,8 @@ def test_reprocess_recomputes_the_late_rows_windows(replay):
     for full_refresh in ([], ["--full-refresh"]):
         with pytest.raises(DbtFailure, match=out_of_order):
             run_dbt("run", "--select", COUNT_WINDOW, *full_refresh, "--vars", "{late_rows: reprocess}")
+    # The late reading arrives after seq 540, i.e. at arrival position 540.
+    backwards = r"OutOfOrder: field `reading_at` went backwards at arrival position 540 "
+    for full_refresh in ([], ["--full-refresh"]):
+        with pytest.raises(DbtFailure, match=backwards):
+            run_dbt("run", "--select", FIELD_WINDOW, *full_refresh)

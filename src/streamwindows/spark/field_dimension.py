@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -79,6 +80,81 @@ def _quote(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
+@dataclass(frozen=True)
+class _Prepared:
+    """A validated call: the input (decimals as doubles), its Spark types, the
+    parameters, the field as coordinates (a Column) and the parallelism."""
+
+    df: Any
+    schema: dict[str, str]
+    params: FieldDimensionParams
+    value: Any
+    coordinate_type: str
+    n_parts: int
+
+    @property
+    def spark(self):
+        return self.df.sparkSession
+
+    def stream(self, frame=None):
+        """(seq, coordinate, group columns) of ``frame`` (default: the input)."""
+        from pyspark.sql import functions as F
+
+        frame = self.df if frame is None else frame
+        return frame.select(F.col(_quote(self.params.seq)).alias(_SEQ), self.value.alias(_VALUE),
+                            *[F.col(_quote(g)) for g in self.params.group_by])
+
+    def empty(self):
+        return self.spark.createDataFrame([], _output_schema(self.params, self.schema, self.coordinate_type))
+
+
+def _prepare(df, *, seq: Any, model: str | None, partitions: int | None, **options: Any) -> _Prepared:
+    """Everything checked before any Spark job; raises InvalidParameterError."""
+    from pyspark.sql import functions as F
+
+    from streamwindows.spark.shipping import ship_package
+
+    if not isinstance(seq, str) or not seq:
+        raise InvalidParameterError(
+            SPARK_FUNCTION, "seq", "the arrival-order column (a Spark DataFrame has no row order)", seq,
+            model=model,
+        )
+    schema = {f.name: f.dataType.simpleString() for f in df.schema.fields}
+    decimals = [name for name, kind in schema.items() if kind.startswith("decimal")]
+    if decimals:  # applyInPandas would hand the engine Python Decimal objects
+        df = df.select(*[F.col(_quote(c)).cast("double").alias(c) if c in decimals else F.col(_quote(c))
+                         for c in df.columns])
+        schema = {f.name: f.dataType.simpleString() for f in df.schema.fields}
+    columns = {name: _PANDAS_TYPES.get(kind, "object") for name, kind in schema.items()}
+    params = validate_parameters(columns, seq=seq, model=model, function=SPARK_FUNCTION, **options)
+    spark = df.sparkSession
+    ship_package(spark)
+    n_parts = int(partitions or spark.conf.get("spark.sql.shuffle.partitions"))
+    coordinate_type = "bigint" if params.exact else "double"
+    if params.field_kind == "timestamp":
+        value = F.expr(f"unix_micros({_quote(params.field)}) * 1000")
+    else:
+        value = F.col(_quote(params.field)).cast(coordinate_type)
+    return _Prepared(df, schema, params, value, coordinate_type, n_parts)
+
+
+def _by_value_ranges(prepared: _Prepared, frame=None, **incremental: Any):
+    """The value-range plan (None: too many distinct values); ``frame`` defaults to the
+    input, ``incremental`` passes group_firsts / starts_after / first_emit_seq on."""
+    from streamwindows.spark import field_dimension_ranges
+
+    p = prepared
+    input_types = {name: _PANDAS_TYPES.get(kind, "object") for name, kind in p.schema.items()}
+    return field_dimension_ranges.grid_windows_by_value_ranges(
+        p.df if frame is None else frame, p.params, p.schema, value=p.value, seq_column=p.params.seq,
+        coordinate_type=p.coordinate_type, n_parts=p.n_parts,
+        check_arrival_order=lambda checked: _check_arrival_order(checked, p.params, p.n_parts),
+        public_output=lambda numbered: _public_output(numbered, p.params, p.schema),
+        aggregate_types={a.name: _spark_type_for(a.result_dtype(input_types)) for a in p.params.aggregates},
+        empty=p.empty, **incremental,
+    )
+
+
 def field_dimension_aggregate_spark(
     df,
     *,
@@ -106,60 +182,116 @@ def field_dimension_aggregate_spark(
     ``partitions`` sets the parallelism of the global steps (default: the session's
     shuffle partitions); the result does not depend on it.
     """
-    from pyspark.sql import functions as F
-
-    from streamwindows.spark.shipping import ship_package
-
-    if not isinstance(seq, str) or not seq:
-        raise InvalidParameterError(
-            SPARK_FUNCTION, "seq", "the arrival-order column (a Spark DataFrame has no row order)", seq,
-            model=model,
-        )
-    schema = {f.name: f.dataType.simpleString() for f in df.schema.fields}
-    decimals = [name for name, kind in schema.items() if kind.startswith("decimal")]
-    if decimals:  # applyInPandas would hand the engine Python Decimal objects
-        df = df.select(*[F.col(_quote(c)).cast("double").alias(c) if c in decimals else F.col(_quote(c))
-                         for c in df.columns])
-        schema = {f.name: f.dataType.simpleString() for f in df.schema.fields}
-    columns = {name: _PANDAS_TYPES.get(kind, "object") for name, kind in schema.items()}
-    params = validate_parameters(
-        columns, field=field, size=size, advance=advance, offset=offset, group_by=group_by,
-        opening=opening, optional_windows=optional_windows, emit_every=emit_every,
-        aggregates=aggregates, drain=drain, seq=seq, model=model, function=SPARK_FUNCTION,
-    )
-    spark = df.sparkSession
-    ship_package(spark)
-    n_parts = int(partitions or spark.conf.get("spark.sql.shuffle.partitions"))
-    coordinate_type = "bigint" if params.exact else "double"
-
-    if params.field_kind == "timestamp":
-        value = F.expr(f"unix_micros({_quote(field)}) * 1000")
-    else:
-        value = F.col(_quote(field)).cast(coordinate_type)
-    group_cols = list(params.group_by)
-    stream = df.select(F.col(_quote(seq)).alias(_SEQ), value.alias(_VALUE), *[F.col(_quote(g)) for g in group_cols])
-
     from streamwindows.spark import field_dimension_ranges
 
-    if field_dimension_ranges.applies(params):
-        input_types = {name: _PANDAS_TYPES.get(kind, "object") for name, kind in schema.items()}
-        by_ranges = field_dimension_ranges.grid_windows_by_value_ranges(
-            df, params, schema, value=value, seq_column=seq, coordinate_type=coordinate_type, n_parts=n_parts,
-            check_arrival_order=lambda checked: _check_arrival_order(checked, params, n_parts),
-            public_output=lambda numbered: _public_output(numbered, params, schema),
-            aggregate_types={a.name: _spark_type_for(a.result_dtype(input_types)) for a in params.aggregates},
-            empty=lambda: spark.createDataFrame([], _output_schema(params, schema, coordinate_type)),
-        )
+    prepared = _prepare(
+        df, seq=seq, model=model, partitions=partitions, field=field, size=size, advance=advance, offset=offset,
+        group_by=group_by, opening=opening, optional_windows=optional_windows, emit_every=emit_every,
+        aggregates=aggregates, drain=drain,
+    )
+    if field_dimension_ranges.applies(prepared.params):
+        by_ranges = _by_value_ranges(prepared)
         if by_ranges is not None:
             return by_ranges
 
+    df, schema, params = prepared.df, prepared.schema, prepared.params
+    n_parts, coordinate_type = prepared.n_parts, prepared.coordinate_type
+    stream = prepared.stream()
     bounds = _check_arrival_order(stream, params, n_parts)
     if bounds["n"] == 0:
-        return spark.createDataFrame([], _output_schema(params, schema, coordinate_type))
+        return prepared.empty()
 
     candidates = _group_candidates(df, params, schema, bounds, coordinate_type)
     emissions = _resolve_emissions(stream, candidates, params, bounds, coordinate_type)
     return _order_emissions(emissions, params, schema, n_parts)
+
+
+def field_dimension_incremental_spark(
+    df,
+    previous,
+    *,
+    field: str,
+    aggregates: Mapping[str, Any],
+    seq: str,
+    size: Any,
+    advance: Any = None,
+    offset: Any = 0,
+    group_by: Sequence[str] | str = (),
+    optional_windows: str = "single",
+    model: str | None = None,
+    partitions: int | None = None,
+):
+    """The windows that closed since ``previous`` was built: what an incremental run of
+    :func:`field_dimension_aggregate_spark` appends (dbt's ``append`` strategy).
+
+    ``df`` is the whole input so far; ``previous`` the rows emitted before (the model's
+    table; None or empty on a first build). Grid windows that only close (a ``size``, no
+    ``emit_every``, no ``drain``), so that an emitted row is final and a run only adds
+    rows. After any sequence of runs the table holds exactly a full build's rows.
+
+    The state is the table itself: every window ending at or before T, its latest
+    ``window_end``, was emitted (a tuple reached T), and none ending later was. A run
+    reads the rows with values above ``T - 2*size`` (a window ending after T starts
+    after ``T - size``; the ``size`` before it tells whether its first tuple follows a
+    gap), emits the windows ending after T that the input now reaches, and numbers
+    them on from the table's last ``emit_seq``. One aggregation over the whole input's
+    (group, seq, field) columns gives each group's first arrival (the order of windows
+    that start together) and checks that no row below the cut arrived after a row
+    above it: such a late row fails the run with OutOfOrder, as it fails a full build.
+    """
+    prepared = _prepare(
+        df, seq=seq, model=model, partitions=partitions, field=field, size=size, advance=advance, offset=offset,
+        group_by=group_by, opening="advance", optional_windows=optional_windows, emit_every=None,
+        aggregates=aggregates, drain=False,
+    )
+    from streamwindows.spark import field_dimension_ranges
+
+    if not field_dimension_ranges.applies(prepared.params):
+        raise InvalidParameterError(SPARK_FUNCTION, "size", "a window size (incremental runs append the windows "
+                                    "that close)", size, model=model)
+    options = dict(field=field, aggregates=aggregates, seq=seq, size=size, advance=advance, offset=offset,
+                   group_by=group_by, optional_windows=optional_windows, model=model, partitions=partitions)
+    if previous is None:
+        return field_dimension_aggregate_spark(df, **options)
+    from pyspark.sql import functions as F
+
+    from streamwindows.spark.field_dimension_ranges import GROUP_FIRST
+
+    params = prepared.params
+    end = (F.unix_micros(F.max("window_end")) * 1000 if params.field_kind == "timestamp"
+           else F.max("window_end").cast(prepared.coordinate_type))
+    state = previous.agg(end.alias("closed_until"), F.max("emit_seq").alias("last_emit_seq")).first()
+    if state["closed_until"] is None:  # nothing emitted yet
+        return field_dimension_aggregate_spark(df, **options)
+    closed_until, last_emit_seq = state["closed_until"], int(state["last_emit_seq"])
+    cut = closed_until - 2 * params.size
+
+    stream = prepared.stream()
+    below = F.col(_VALUE) <= F.lit(cut).cast(prepared.coordinate_type)
+    per_group = stream.groupBy(*[F.col(_quote(g)) for g in params.group_by]).agg(
+        F.min(_SEQ).alias(GROUP_FIRST),
+        F.max(F.when(below, F.col(_SEQ))).alias("last_below"),
+        F.min(F.when(~below, F.col(_SEQ))).alias("first_above"),
+    ).cache()
+    try:
+        bounds = per_group.agg(F.max("last_below").alias("below"), F.min("first_above").alias("above")).first()
+        if None not in (bounds["below"], bounds["above"]) and bounds["below"] > bounds["above"]:
+            _check_arrival_order(stream, params, prepared.n_parts)  # a late row: raises, naming it
+            raise AssertionError("the arrival-order check passed on a late row")
+        if bounds["above"] is None:  # no row reaches past the cut: nothing can close
+            return prepared.empty()
+        reading = prepared.df.where(prepared.value > F.lit(cut).cast(prepared.coordinate_type))
+        group_firsts = per_group.select(*[F.col(_quote(g)) for g in params.group_by], GROUP_FIRST)
+        result = _by_value_ranges(prepared, reading, group_firsts=group_firsts if params.group_by else None,
+                                  starts_after=closed_until - params.size, first_emit_seq=last_emit_seq + 1)
+    finally:
+        per_group.unpersist()
+    if result is None:
+        raise InvalidParameterError(
+            SPARK_FUNCTION, "df", "at most 2,000,000 distinct field values in the rows an incremental run reads",
+            "more", model=model,
+        )
+    return result
 
 
 # ------------------------------------------------------------------------------------

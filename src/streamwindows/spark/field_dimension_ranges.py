@@ -42,7 +42,7 @@ DISTINCT_VALUES_LIMIT = 2_000_000  # the sorted distinct values travel to every 
 _TASK, _NUMBER, _GRANK, _KIND = "__task__", "__number__", "__group_rank__", "__drained__"
 _TASK_BITS = 40  # a window's number: task << _TASK_BITS | its place in the task's order
 _REPEATED_SEQ = -1  # the number of the one row a task returns when two rows share a seq
-_FIRST = "__group_first__"
+GROUP_FIRST = "__group_first__"  # a group's first arrival (seq), in group_firsts
 
 
 def applies(params: FieldDimensionParams) -> bool:
@@ -52,7 +52,8 @@ def applies(params: FieldDimensionParams) -> bool:
 
 def grid_windows_by_value_ranges(df, params: FieldDimensionParams, schema: dict[str, str], *, value, seq_column,
                                  coordinate_type: str, n_parts: int, check_arrival_order, public_output,
-                                 aggregate_types: dict[str, str], empty):
+                                 aggregate_types: dict[str, str], empty, group_firsts=None, starts_after=None,
+                                 first_emit_seq: int = 0):
     """The field dimension's output for a grid configuration, or None when the field
     has more than DISTINCT_VALUES_LIMIT distinct values (the general path runs then).
 
@@ -61,6 +62,11 @@ def grid_windows_by_value_ranges(df, params: FieldDimensionParams, schema: dict[
     the cheap check below finds a problem), ``public_output(frame)`` shapes the
     numbered windows into the documented columns and ``empty()`` is the output of an
     empty input.
+
+    Incremental runs pass ``df`` = the rows a run reads, ``group_firsts`` (every
+    group's first arrival over the whole input, as group columns and GROUP_FIRST),
+    ``starts_after`` (only windows starting after it, a coordinate) and
+    ``first_emit_seq`` (the number of windows emitted before).
     """
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
@@ -102,8 +108,9 @@ def grid_windows_by_value_ranges(df, params: FieldDimensionParams, schema: dict[
 
     # 2. Groups, ranked by first arrival (the order of windows that start together).
     if group_cols:
-        firsts = stream.groupBy(*[F.col(_quote(g)) for g in group_cols]).agg(F.min(_SEQ).alias(_FIRST))
-        ranked = sorted(firsts.collect(), key=lambda r: r[_FIRST])
+        firsts = group_firsts if group_firsts is not None else (
+            stream.groupBy(*[F.col(_quote(g)) for g in group_cols]).agg(F.min(_SEQ).alias(GROUP_FIRST)))
+        ranked = sorted(firsts.collect(), key=lambda r: r[GROUP_FIRST])
         group_schema = StructType([*[firsts.schema[g] for g in group_cols],
                                    StructField(_GRANK, LongType(), nullable=False)])
         groups = spark.createDataFrame([(*[r[g] for g in group_cols], i) for i, r in enumerate(ranked)],
@@ -152,8 +159,8 @@ def grid_windows_by_value_ranges(df, params: FieldDimensionParams, schema: dict[
 
     def task(key, rows):  # no type hints: applyInPandas would try to infer its kind from them
         number = int(key[0])
-        return _task_windows(rows, number, low[number], high[number], table.value, n_groups, params,
-                             input_alias, out_names)
+        return _task_windows(rows, number, low[number], high[number], starts_after, table.value, n_groups,
+                             params, input_alias, out_names)
 
     windows = (routed.groupBy(_TASK).applyInPandas(task, ", ".join(out_fields))
                .withColumn(_TASK, F.shiftright(F.col(_NUMBER), _TASK_BITS))
@@ -164,7 +171,7 @@ def grid_windows_by_value_ranges(df, params: FieldDimensionParams, schema: dict[
         check_arrival_order(stream)
         raise AssertionError("the arrival-order check passed on a repeated seq")
     count_of = {r[_TASK]: r["count"] for r in counts}
-    offsets = np.concatenate([[0], np.cumsum([count_of.get(t, 0) for t in range(tasks)])])[:-1]
+    offsets = first_emit_seq + np.concatenate([[0], np.cumsum([count_of.get(t, 0) for t in range(tasks)])])[:-1]
 
     # 5. Number the windows, put the group columns back, shape the output.
     offset_map = F.create_map(*[x for t in range(tasks) for x in (F.lit(t), F.lit(int(offsets[t])))])
@@ -185,9 +192,9 @@ def _masked(values: np.ndarray, valid: np.ndarray, dtype: str):
     return array
 
 
-def _task_windows(rows: pd.DataFrame, number: int, low: Any, high: Any, values: np.ndarray, n_groups: int,
+def _task_windows(rows: pd.DataFrame, number: int, low: Any, high: Any, after: Any, values: np.ndarray, n_groups: int,
                   params: FieldDimensionParams, input_alias: dict[str, str], out_names: list[str]) -> pd.DataFrame:
-    """The windows starting in [low, high) (None: unbounded), numbered in emission
+    """The windows starting in [low, high) and after ``after`` (None: unbounded), numbered in emission
     order; or one row numbered _REPEATED_SEQ when two rows share a seq."""
     from streamwindows.spark.field_dimension import _SEQ, _VALUE
 
@@ -221,6 +228,8 @@ def _task_windows(rows: pd.DataFrame, number: int, low: Any, high: Any, values: 
         mine &= start >= low
     if high is not None:
         mine &= start < high
+    if after is not None:
+        mine &= start > after
     keep = np.flatnonzero(mine)
     emitter = np.searchsorted(values, raw["window_end"][keep], side="left")
     reached = emitter < len(values)
