@@ -118,13 +118,12 @@ def test_repeated_seq_within_one_value_is_an_error(spark):
         on_spark(spark, frame, field="t", size=3, group_by=["g"], seq="seq", aggregates={"n": "count(*)"})
 
 
-@pytest.mark.parametrize("options", [
-    pytest.param(dict(size=30, advance=10), id="hopping"),
-    pytest.param(dict(size=7, advance=3, offset=1, optional_windows="all"), id="all optional windows"),
-])
-def test_incremental_runs_append_exactly_a_full_builds_rows(spark, options):
+def test_incremental_runs_append_exactly_a_full_builds_rows(spark):
     """Batch after batch (cuts at random, one across a gap longer than the size), the
-    appended rows end up equal to one full build, emit_seq included."""
+    appended rows end up equal to one full build, emit_seq included. Hopping windows with
+    optional windows 'all' and an offset; the replay harness (tests/incremental) runs
+    'single' on real data."""
+    options = dict(size=7, advance=3, offset=1, optional_windows="all")
     frame = random_stream(n=1500, groups=5, seed=3)
     frame.loc[700:, "t"] += 200  # a gap in every group
     frame.loc[frame.index % 7 == 0, "g"] = None  # NULL keys form a group
@@ -149,6 +148,14 @@ def test_incremental_run_fails_on_a_late_row(spark):
     with pytest.raises(OutOfOrderError) as raised:
         field_dimension_incremental_spark(spark_frame(spark, late), table, **kwargs)
     assert (raised.value.position, raised.value.seq) == (500, 10**6)
+
+
+def test_incremental_run_refuses_a_table_built_with_another_size(spark):
+    frame = spark_frame(spark, random_stream(n=300))
+    kwargs = dict(field="t", group_by=["g"], seq="seq", aggregates={"total": "sum(v)"}, advance=10)
+    table = spark.createDataFrame(field_dimension_incremental_spark(frame, None, size=30, **kwargs).toPandas())
+    with pytest.raises(InvalidParameterError, match=r"`previous` must be windows of this size \(40\)"):
+        field_dimension_incremental_spark(frame, table, size=40, **kwargs)
 
 
 def test_incremental_runs_need_a_size(spark):

@@ -36,6 +36,7 @@ per-group part and a global part; in the general plan each runs where it belongs
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -258,11 +259,26 @@ def field_dimension_incremental_spark(
     from streamwindows.spark.field_dimension_ranges import GROUP_FIRST
 
     params = prepared.params
-    end = (F.unix_micros(F.max("window_end")) * 1000 if params.field_kind == "timestamp"
-           else F.max("window_end").cast(prepared.coordinate_type))
-    state = previous.agg(end.alias("closed_until"), F.max("emit_seq").alias("last_emit_seq")).first()
+    def coordinate(column: str):
+        if params.field_kind == "timestamp":
+            return F.unix_micros(F.col(column)) * 1000
+        return F.col(column).cast(prepared.coordinate_type)
+
+    width = coordinate("window_end") - coordinate("window_start")
+    state = previous.agg(F.max(coordinate("window_end")).alias("closed_until"),
+                         F.max("emit_seq").alias("last_emit_seq"),
+                         F.min(width).alias("narrowest"), F.max(width).alias("widest")).first()
     if state["closed_until"] is None:  # nothing emitted yet
         return field_dimension_aggregate_spark(df, **options)
+    def same_size(width: Any) -> bool:  # float bounds: end - start rounds
+        return width == params.size if params.exact else math.isclose(width, params.size, rel_tol=1e-9)
+
+    if not (same_size(state["narrowest"]) and same_size(state["widest"])):
+        raise InvalidParameterError(
+            SPARK_FUNCTION, "previous", f"windows of this size ({size}); rebuild the table with --full-refresh "
+            "after changing the window", f"windows {state['narrowest']} to {state['widest']} wide "
+            f"(in the field's coordinates)", model=model,
+        )
     closed_until, last_emit_seq = state["closed_until"], int(state["last_emit_seq"])
     cut = closed_until - 2 * params.size
 

@@ -43,6 +43,11 @@ _TASK, _NUMBER, _GRANK, _KIND = "__task__", "__number__", "__group_rank__", "__d
 _TASK_BITS = 40  # a window's number: task << _TASK_BITS | its place in the task's order
 _REPEATED_SEQ = -1  # the number of the one row a task returns when two rows share a seq
 GROUP_FIRST = "__group_first__"  # a group's first arrival (seq), in group_firsts
+# The windows cached for numbering by earlier calls. The returned DataFrame reads its
+# cache until it is written; a later call drops the earlier caches (a DataFrame whose
+# cache is gone recomputes it, to the same rows), so a long session does not keep one
+# cache per model it built.
+_CACHED: list = []
 
 
 def applies(params: FieldDimensionParams) -> bool:
@@ -162,9 +167,12 @@ def grid_windows_by_value_ranges(df, params: FieldDimensionParams, schema: dict[
         return _task_windows(rows, number, low[number], high[number], starts_after, table.value, n_groups,
                              params, input_alias, out_names)
 
+    while _CACHED:
+        _CACHED.pop().unpersist()
     windows = (routed.groupBy(_TASK).applyInPandas(task, ", ".join(out_fields))
                .withColumn(_TASK, F.shiftright(F.col(_NUMBER), _TASK_BITS))
                .persist(StorageLevel.MEMORY_AND_DISK_DESER))
+    _CACHED.append(windows)
     counts = windows.groupBy(_TASK).count().collect()
     if any(r[_TASK] == _REPEATED_SEQ >> _TASK_BITS for r in counts):  # a task met a repeated seq
         windows.unpersist()
