@@ -250,15 +250,21 @@ def field_dimension_incremental_spark(
     if not field_dimension_ranges.applies(prepared.params):
         raise InvalidParameterError(SPARK_FUNCTION, "size", "a window size (incremental runs append the windows "
                                     "that close)", size, model=model)
-    options = dict(field=field, aggregates=aggregates, seq=seq, size=size, advance=advance, offset=offset,
-                   group_by=group_by, optional_windows=optional_windows, model=model, partitions=partitions)
+
+    def full_build():  # the value-range plan, or the general one past its distinct-value limit
+        by_ranges = _by_value_ranges(prepared)
+        return by_ranges if by_ranges is not None else field_dimension_aggregate_spark(
+            df, field=field, aggregates=aggregates, seq=seq, size=size, advance=advance, offset=offset,
+            group_by=group_by, optional_windows=optional_windows, model=model, partitions=partitions)
+
     if previous is None:
-        return field_dimension_aggregate_spark(df, **options)
+        return full_build()
     from pyspark.sql import functions as F
 
     from streamwindows.spark.field_dimension_ranges import GROUP_FIRST
 
     params = prepared.params
+
     def coordinate(column: str):
         if params.field_kind == "timestamp":
             return F.unix_micros(F.col(column)) * 1000
@@ -269,7 +275,8 @@ def field_dimension_incremental_spark(
                          F.max("emit_seq").alias("last_emit_seq"),
                          F.min(width).alias("narrowest"), F.max(width).alias("widest")).first()
     if state["closed_until"] is None:  # nothing emitted yet
-        return field_dimension_aggregate_spark(df, **options)
+        return full_build()
+
     def same_size(width: Any) -> bool:  # float bounds: end - start rounds
         return width == params.size if params.exact else math.isclose(width, params.size, rel_tol=1e-9)
 
