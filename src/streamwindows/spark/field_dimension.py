@@ -51,6 +51,7 @@ from streamwindows.field_dimension import (
     group_windows,
     validate_parameters,
 )
+from streamwindows.spark.field_dimension_ranges import DISTINCT_VALUES_LIMIT  # one limit for both plans
 
 SPARK_FUNCTION = "field_dimension_aggregate_spark"
 _SEQ, _VALUE, _PART, _CID = "__seq__", "__value__", "__part__", "__candidate__"
@@ -97,12 +98,11 @@ class _Prepared:
     def spark(self):
         return self.df.sparkSession
 
-    def stream(self, frame=None):
-        """(seq, coordinate, group columns) of ``frame`` (default: the input)."""
+    def stream(self):
+        """(seq, coordinate, group columns) of the input."""
         from pyspark.sql import functions as F
 
-        frame = self.df if frame is None else frame
-        return frame.select(F.col(_quote(self.params.seq)).alias(_SEQ), self.value.alias(_VALUE),
+        return self.df.select(F.col(_quote(self.params.seq)).alias(_SEQ), self.value.alias(_VALUE),
                             *[F.col(_quote(g)) for g in self.params.group_by])
 
     def empty(self):
@@ -311,7 +311,8 @@ def field_dimension_incremental_spark(
         per_group.unpersist()
     if result is None:
         raise InvalidParameterError(
-            SPARK_FUNCTION, "df", "at most 2,000,000 distinct field values in the rows an incremental run reads",
+            SPARK_FUNCTION, "df", f"at most {DISTINCT_VALUES_LIMIT:,} distinct field values in the rows an "
+            "incremental run reads",
             "more", model=model,
         )
     return result
@@ -482,7 +483,6 @@ def _group_candidates(df, params: FieldDimensionParams, schema, bounds, coordina
 # 4. Emission times
 
 
-DISTINCT_VALUES_LIMIT = 2_000_000
 
 
 def _resolve_emissions(stream, candidates, params: FieldDimensionParams, bounds, coordinate_type: str):

@@ -38,7 +38,8 @@ from streamwindows.field_dimension import (
 )
 
 ROWS_PER_TASK = 1_000_000
-DISTINCT_VALUES_LIMIT = 2_000_000  # the sorted distinct values travel to every task
+# The sorted distinct values travel to the driver and to every task (both plans).
+DISTINCT_VALUES_LIMIT = 2_000_000
 _TASK, _NUMBER, _GRANK, _KIND = "__task__", "__number__", "__group_rank__", "__drained__"
 _TASK_BITS = 40  # a window's number: task << _TASK_BITS | its place in the task's order
 _REPEATED_SEQ = -1  # the number of the one row a task returns when two rows share a seq
