@@ -49,7 +49,7 @@
 
   {%- set checked = stream_windows._sw_fenl_checked_input(macro_name, relation, entities, time_column, arrival_order) -%}
   {%- if spec.fenl_window == 'cron' -%}
-    {{ return(stream_windows._sw_fenl_cron(checked, relation, entities, time_column, arrival_order, pipelines, spec.period, time_zone)) }}
+    {{ return(stream_windows._sw_fenl_cron(checked, entities, time_column, arrival_order, pipelines, spec.period, time_zone)) }}
   {%- else -%}
     {{ return(stream_windows._sw_fenl_per_row(checked, entities, time_column, arrival_order, pipelines, spec, passthrough)) }}
   {%- endif -%}
@@ -258,7 +258,7 @@ from ({{ stream_windows._sw_fenl_later_stages(pipelines, staged, order_by, entit
   {%- endif -%}
 {% endmacro %}
 
-{% macro _sw_fenl_cron(source, relation, entities, time_column, arrival_order, pipelines, period, time_zone) %}
+{% macro _sw_fenl_cron(source, entities, time_column, arrival_order, pipelines, period, time_zone) %}
   {#- One row per entity and period, for every period from the one holding the oldest
       event to the one holding the newest (those that begin at or before the newest
       event and end after the oldest), empty ones included. The events are grouped per
@@ -301,19 +301,21 @@ from (
             )
         ))
     from (
-        {#- The span is a scalar subquery over the oldest and newest time of the raw
-            input (a second scan of the time column only; a period key never decreases
-            as time grows, so the two ends' keys bound every key; NULL times fail the
-            main query). A window over () would gather every entity's cells into one
-            task. #}
+        {#- The span is a scalar subquery over the gathered cells themselves: Spark
+            reuses their shuffles, so it costs one pass over the (entity, period) cells,
+            not a second scan of the input (a period key never decreases as time grows,
+            so the oldest and newest events' periods are the smallest and largest keys;
+            NULL times fail the main query). It reads the gathered arrays on purpose: a
+            min/max of the key over _sw_by_period is rewritten into a scan of the raw
+            input, and a window over () would move every entity's cells into one task. #}
         select *, _sw_span._sw_first_period, _sw_span._sw_last_period
         from (
             select *, (
-                select named_struct('_sw_first_period', min(_sw_period), '_sw_last_period', max(_sw_period))
-                from (
-                    select {{ bounds.key }} as _sw_period
-                    from (select explode(array(min({{ time_column }}), max({{ time_column }}))) as _sw_time from {{ relation }} as _sw_raw_input) as _sw_ends
-                ) as _sw_end_periods
+                select named_struct(
+                    '_sw_first_period', min(array_min(transform(_sw_spanned_filled, _sw_c -> _sw_c._sw_period))),
+                    '_sw_last_period', max(array_max(transform(_sw_spanned_filled, _sw_c -> _sw_c._sw_period)))
+                )
+                from (select _sw_filled as _sw_spanned_filled from _sw_by_entity) as _sw_all_entities
             ) as _sw_span
             from _sw_by_entity
         ) as _sw_with_span
