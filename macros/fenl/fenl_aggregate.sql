@@ -1,5 +1,5 @@
-{% macro fenl_aggregate(relation, entity, time_column, aggregates, arrival_order=none, window=none, columns=none, time_zone='UTC') %}
-  {{ return(adapter.dispatch('fenl_aggregate', 'stream_windows')(relation, entity, time_column, aggregates, arrival_order, window, columns, time_zone)) }}
+{% macro fenl_aggregate(relation, entity, time_column, aggregates, arrival_order=none, window=none, columns=none, time_zone='UTC', incremental=none) %}
+  {{ return(adapter.dispatch('fenl_aggregate', 'stream_windows')(relation, entity, time_column, aggregates, arrival_order, window, columns, time_zone, incremental)) }}
 {% endmacro %}
 
 {#- Kaskada Fenl's aggregations over an event relation, per entity in time then
@@ -12,8 +12,10 @@
       fenl_since(period=...) one row per entity and period (cron window).
     Every aggregate is a pipeline 'f(column) | g() | ...': the first function runs
     over the window, each later one over the output sequence of the one before
-    (Fenl's repeated aggregation), cumulatively. -#}
-{% macro default__fenl_aggregate(relation, entity, time_column, aggregates, arrival_order, window, columns, time_zone) %}
+    (Fenl's repeated aggregation), cumulatively.
+    `incremental` (per-row windows): build batch by batch, carrying each entity's
+    state between runs (fenl_incremental.sql). -#}
+{% macro default__fenl_aggregate(relation, entity, time_column, aggregates, arrival_order, window, columns, time_zone, incremental) %}
   {%- set macro_name = 'fenl_aggregate' -%}
   {%- if relation is none -%}{{ stream_windows._sw_fail(macro_name, 'relation', 'a relation (ref, source or CTE name)', relation) }}{%- endif -%}
   {%- set entities = stream_windows._sw_as_list(macro_name, 'entity', entity) -%}
@@ -47,7 +49,14 @@
   {%- for column in passthrough -%}{%- do wanted.append(('columns', column)) -%}{%- endfor -%}
   {{- stream_windows._sw_check_columns_exist(macro_name, relation, wanted) -}}
 
+  {%- set inc = stream_windows._sw_incremental_spec(macro_name, incremental, time_column, none) -%}
+  {%- if inc is not none and passthrough and (time_column not in passthrough or arrival_order not in passthrough) -%}
+    {{ stream_windows._sw_fail(macro_name, 'columns', 'a list holding the time column and the arrival order for an incremental build (' ~ time_column ~ ', ' ~ arrival_order ~ ')', passthrough) }}
+  {%- endif -%}
   {%- set checked = stream_windows._sw_fenl_checked_input(macro_name, relation, entities, time_column, arrival_order) -%}
+  {%- if inc is not none -%}
+    {{ return(stream_windows._sw_fenl_incremental(macro_name, relation, checked, entities, time_column, arrival_order, pipelines, spec, passthrough, inc, incremental)) }}
+  {%- endif -%}
   {%- if spec.fenl_window == 'cron' -%}
     {{ return(stream_windows._sw_fenl_cron(checked, entities, time_column, arrival_order, pipelines, spec.period, time_zone)) }}
   {%- else -%}
@@ -146,7 +155,7 @@
   {{ return(internal) }}
 {% endmacro %}
 
-{% macro _sw_fenl_per_row(source, entities, time_column, arrival_order, pipelines, spec, passthrough) %}
+{% macro _sw_fenl_first_stage(source, entities, time_column, arrival_order, pipelines, spec) %}
   {#- One output row per input row. The first stage:
       cumulative - ROWS UNBOUNDED PRECEDING per entity (Spark's running frame);
       since(p)   - the same, per entity and window number, where a row's window number
@@ -213,11 +222,16 @@
         ~ ') end, true) over (' ~ running ~ ') as _sw_counted_cell from (' ~ windowed ~ ') as _sw_windowed' -%}
     {%- set staged = 'select _sw_carried.*, ' ~ first | join(', ') ~ ' from (' ~ carried ~ ') as _sw_carried' -%}
   {%- endif -%}
-  {%- set internal = stream_windows._sw_fenl_internal_columns(pipelines, helpers) -%}
+  {{ return({'sql': staged, 'helpers': helpers}) }}
+{% endmacro %}
+
+{% macro _sw_fenl_per_row(source, entities, time_column, arrival_order, pipelines, spec, passthrough) %}
+  {%- set first = stream_windows._sw_fenl_first_stage(source, entities, time_column, arrival_order, pipelines, spec) -%}
+  {%- set internal = stream_windows._sw_fenl_internal_columns(pipelines, first.helpers) -%}
 select
     {{ (passthrough | join(', ')) if passthrough else '* except (' ~ internal | join(', ') ~ ')' }},
     {{ stream_windows._sw_fenl_outputs(pipelines) | join(',\n    ') }}
-from ({{ stream_windows._sw_fenl_later_stages(pipelines, staged, order_by, entities, none) }}) as _sw_result
+from ({{ stream_windows._sw_fenl_later_stages(pipelines, first.sql, time_column ~ ', ' ~ arrival_order, entities, none) }}) as _sw_result
 {% endmacro %}
 
 {% macro _sw_fenl_period_sql(period, time_zone) %}

@@ -9,7 +9,10 @@ SEED = f"{SCHEMA}.hourly_temperatures"
 FULL = f"{SCHEMA}.sw_harness_all_readings"
 MODELS = ["hourly_temperatures_city_stats_24h", "hourly_temperatures_city_stats_next_24h",
           "hourly_temperatures_city_last_6_readings", "hourly_temperatures_city_count_window_24",
-          "hourly_temperatures_city_field_6h"]
+          "hourly_temperatures_city_field_6h", "hourly_temperatures_city_fenl_daily",
+          "hourly_temperatures_city_fenl_mild"]
+# The tables a model keeps beside its own: the Fenl models' per-entity state.
+COMPANIONS = ["__fenl_state"]
 
 
 def differing_rows(spark, model: str, snapshot: str) -> int:

@@ -22,7 +22,7 @@ from urllib.parse import urlparse
 import pytest
 
 from tests.conftest import DbtFailure, run_dbt
-from tests.incremental.replay import FULL, MODELS, SCHEMA, SEED, differing_rows
+from tests.incremental.replay import COMPANIONS, FULL, MODELS, SCHEMA, SEED, differing_rows
 
 COUNT_WINDOW = "hourly_temperatures_city_count_window_24"
 FIELD_WINDOW = "hourly_temperatures_city_field_6h"
@@ -35,9 +35,11 @@ ASIDE = "__before_replay"
 
 @pytest.fixture(scope="module")
 def replay(spark):
-    # The session's full build of each model is set aside and renamed back at the end
-    # (2 s a table), instead of rebuilding its 365 partitions (40 s for the four).
-    kept = [m for m in MODELS if spark.catalog.tableExists(f"{SCHEMA}.{m}")]
+    # The session's full build of each model (and the state it keeps beside it) is set
+    # aside and renamed back at the end (2 s a table), instead of rebuilding its 365
+    # partitions (40 s for the four).
+    tables = MODELS + [m + suffix for m in MODELS for suffix in COMPANIONS]
+    kept = [t for t in tables if spark.catalog.tableExists(f"{SCHEMA}.{t}")]
     for model in kept:
         spark.sql(f"drop table if exists {SCHEMA}.{model}{ASIDE}")
         spark.sql(f"alter table {SCHEMA}.{model} rename to {SCHEMA}.{model}{ASIDE}")
@@ -52,7 +54,7 @@ def replay(spark):
     spark.sql(f"insert overwrite table {SEED} select * from {FULL}")
     spark.sql(f"drop table if exists {SCHEMA}.hourly_temperatures_city_stats_24h__late_rows")
     schema_location = spark.sql(f"describe schema {SCHEMA}").where("info_name = 'Location'").first()["info_value"]
-    for model in MODELS:
+    for model in tables:
         spark.sql(f"drop table if exists {SCHEMA}.{model}")
         # A run that failed (the OutOfOrder tests) can leave files without a table.
         shutil.rmtree(Path(urlparse(schema_location).path) / model, ignore_errors=True)

@@ -228,6 +228,30 @@ CASES = [
         "incremental_strategy='insert_overwrite', partition_by=['time_partition']",
         id="incremental in a model that is not incremental",
     ),
+    pytest.param(
+        call("fenl_aggregate", FENL_OK, window="fenl_since(period='daily')", incremental="{'partition': 'day'}"),
+        "fenl_aggregate(): `incremental` must be none with a cron window (fenl_since(period=...)), which builds as "
+        "a table; got '{'partition': 'day'}'.",
+        id="fenl incremental cron window",
+    ),
+    pytest.param(
+        call("fenl_aggregate", FENL_OK, aggregates="{'s': 'stddev(amount)'}", incremental="{'partition': 'day'}"),
+        "fenl_aggregate(): `aggregates['s']` must be functions that carry state between incremental runs (count, sum, "
+        "min, max, avg, first, last), or no `incremental`; got 'stddev()'.",
+        id="fenl incremental stage without state",
+    ),
+    pytest.param(
+        call("fenl_aggregate", FENL_OK, columns="['entity', 'amount']", incremental="{'partition': 'day'}"),
+        "fenl_aggregate(): `columns` must be a list holding the time column and the arrival order for an incremental "
+        "build (purchased_at, seq)",
+        id="fenl incremental without the time and arrival columns passed through",
+    ),
+    pytest.param(
+        call("fenl_aggregate", FENL_OK, incremental="{'partition': 'day'}"),
+        "fenl_aggregate(): `incremental` must be used in a model configured materialized='incremental', "
+        "incremental_strategy='insert_overwrite', partition_by=['time_partition']",
+        id="fenl incremental in a model that is not incremental",
+    ),
 ]
 
 

@@ -1,0 +1,304 @@
+{#- Incremental builds of fenl_aggregate's per-row windows (SEMANTICS.md section 6).
+
+    A Fenl output at a row depends on every earlier row of its entity: a cumulative
+    aggregate, and every repeated stage (`sum() | mean()`), reach back to the
+    entity's first row. So no lookback of days can serve them; they carry state.
+    For each such stage, the state is the stage's mergeable parts (sum and count for
+    mean, value and (time, arrival) for first and last, ...) over the entity's rows
+    before a cut, kept per entity in the table <model>__fenl_state, partitioned by the
+    cut (state_cut: the Derby metastore fails to filter on a partition column whose
+    name starts with an underscore). A run that recomputes the partitions from key X on:
+      - finds the state at X, or makes it from the latest kept cut before X and the
+        rows between (the previous run's last partitions: one day in a daily
+        schedule), or, with no cut before X (first run after a full build, or a
+        reprocessed late row older than the kept cut), from every row before X;
+      - computes each stage over the rows from X on, the running parts of the rows
+        merged with the entity's state;
+      - reads for sliding(n, pred) the n latest rows with pred true before X (the
+        counted context the ROWS windows use): sliding's first stage is bounded and
+        needs rows, not state;
+      - for since(pred), keeps as the first stage's state the parts of the window still
+        open at X (empty when the entity's last row before X closed its window).
+    A full build keeps the state at the cut the next run will start from (the day of
+    the newest time it built), computed from the rows before it: one more pass over
+    the input. Kept cuts other than X are dropped, so the state table holds one cut.
+    Late rows, the watermark and the partitions overwritten are those of the shared
+    plan (_sw_incremental_plan): a run killed before its insert leaves the state at X
+    for the rerun, which recomputes the same partitions to the same rows.
+
+    The stateful stages take count, sum, min, max, mean (avg), first and last; the
+    others refuse `incremental` by name. -#}
+
+{% macro _sw_fenl_incremental_functions() %}
+  {{ return(['count', 'sum', 'min', 'max', 'avg', 'first', 'last']) }}
+{% endmacro %}
+
+{% macro _sw_fenl_check_incremental(macro_name, spec, pipelines, incremental) %}
+  {%- if spec.fenl_window == 'cron' -%}
+    {{ stream_windows._sw_fail(macro_name, 'incremental', "none with a cron window (fenl_since(period=...)), which builds as a table", incremental) }}
+  {%- endif -%}
+  {%- set allowed = stream_windows._sw_fenl_incremental_functions() -%}
+  {%- for p in pipelines -%}
+    {%- for agg in p.stages if agg.function not in allowed -%}
+      {{ stream_windows._sw_fail(macro_name, "aggregates['" ~ p.name ~ "']", "functions that carry state between incremental runs (" ~ (allowed | join(', ')) ~ "), or no `incremental`", agg.function ~ '()') }}
+    {%- endfor -%}
+  {%- endfor -%}
+{% endmacro %}
+
+{% macro _sw_fenl_stateful_stages(spec, pipelines) %}
+  {#- [(pipeline, stage number k, agg)] of the stages that carry state: every stage
+      but sliding's first. -#}
+  {%- set stages = [] -%}
+  {%- for p in pipelines -%}
+    {%- for agg in p.stages -%}
+      {%- if loop.index > 1 or spec.fenl_window != 'sliding' -%}{%- do stages.append((p, loop.index, agg)) -%}{%- endif -%}
+    {%- endfor -%}
+  {%- endfor -%}
+  {{ return(stages) }}
+{% endmacro %}
+
+{% macro _sw_fenl_parts(agg, x, order_key) %}
+  {#- [[part, SQL aggregate call]] of a stage (the caller adds OVER or GROUP BY). -#}
+  {%- set f = agg.function -%}
+  {%- if f == 'avg' -%}
+    {{ return([['sum', 'sum(' ~ x ~ ')'], ['count', 'count(' ~ x ~ ')']]) }}
+  {%- elif f == 'first' -%}
+    {{ return([['value', 'min_by(' ~ x ~ ', ' ~ order_key ~ ')'], ['at', 'min(' ~ order_key ~ ')']]) }}
+  {%- elif f == 'last' -%}
+    {{ return([['value', 'max_by(' ~ x ~ ', ' ~ order_key ~ ')'], ['at', 'max(' ~ order_key ~ ')']]) }}
+  {%- else -%}
+    {{ return([[f, f ~ '(' ~ x ~ ')']]) }}
+  {%- endif -%}
+{% endmacro %}
+
+{% macro _sw_fenl_merge_parts(agg, a, b) %}
+  {#- {part: SQL} of the parts of two consecutive pieces: `a` (the state, NULL parts
+      when empty) before `b` (the running rows, never empty). -#}
+  {%- set f = agg.function -%}
+  {%- if f == 'count' -%}
+    {{ return({'count': 'coalesce(' ~ a['count'] ~ ', 0) + ' ~ b['count']}) }}
+  {%- elif f == 'sum' -%}
+    {{ return({'sum': 'case when ' ~ a.sum ~ ' is null then ' ~ b.sum ~ ' when ' ~ b.sum ~ ' is null then ' ~ a.sum ~ ' else ' ~ a.sum ~ ' + ' ~ b.sum ~ ' end'}) }}
+  {%- elif f == 'min' -%}
+    {{ return({'min': 'least(' ~ a.min ~ ', ' ~ b.min ~ ')'}) }}
+  {%- elif f == 'max' -%}
+    {{ return({'max': 'greatest(' ~ a.max ~ ', ' ~ b.max ~ ')'}) }}
+  {%- elif f == 'avg' -%}
+    {{ return({'sum': 'case when ' ~ a.sum ~ ' is null then ' ~ b.sum ~ ' when ' ~ b.sum ~ ' is null then ' ~ a.sum ~ ' else ' ~ a.sum ~ ' + ' ~ b.sum ~ ' end',
+               'count': 'coalesce(' ~ a['count'] ~ ', 0) + ' ~ b['count']}) }}
+  {%- elif f == 'first' -%}
+    {{ return({'value': 'case when ' ~ a.at ~ ' is not null then ' ~ a.value ~ ' else ' ~ b.value ~ ' end', 'at': 'coalesce(' ~ a.at ~ ', ' ~ b.at ~ ')'}) }}
+  {%- else -%}
+    {{ return({'value': b.value, 'at': b.at}) }}
+  {%- endif -%}
+{% endmacro %}
+
+{% macro _sw_fenl_final(agg, m) %}
+  {#- The stage's value from its merged parts. -#}
+  {%- set f = agg.function -%}
+  {%- if f == 'avg' -%}
+    {{ return('(' ~ m.sum ~ ') / nullif(' ~ m['count'] ~ ', 0)') }}
+  {%- elif f in ('first', 'last') -%}
+    {{ return(m.value) }}
+  {%- else -%}
+    {{ return(m[f]) }}
+  {%- endif -%}
+{% endmacro %}
+
+{% macro _sw_fenl_state_field(p, k, part) %}
+  {{ return(p.name ~ '_' ~ k ~ '_' ~ part) }}
+{% endmacro %}
+
+{% macro _sw_fenl_stateful_sql(source, entities, time_column, arrival_order, pipelines, spec, state, context_before) %}
+  {#- Every input row of `source` with each stage's value (_sw_<name>_<k>) and
+      _sw_state, the merged parts of every stateful stage after the row (the entity's
+      state at a cut after it). `state` is a relation of (entities, _sw_state) at the
+      cut the rows start from, or none (empty state). For sliding, `source` holds
+      context rows too, marked by `context_before` (a condition true on them): they
+      feed the first stage only. -#}
+  {%- set order_by = time_column ~ ', ' ~ arrival_order -%}
+  {%- set order_key = 'struct(' ~ time_column ~ ', ' ~ arrival_order ~ ')' -%}
+  {%- set partition = 'partition by ' ~ entities | join(', ') -%}
+  {%- set running = '(' ~ partition ~ ' order by ' ~ order_by ~ ' rows between unbounded preceding and current row)' -%}
+  {%- set kind = spec.fenl_window -%}
+  {%- set on = [] -%}
+  {%- for column in entities -%}{%- do on.append('_sw_rows.' ~ column ~ ' <=> _sw_prior.' ~ column) -%}{%- endfor -%}
+  {%- if state is not none -%}
+    {%- set joined = 'select _sw_rows.*, _sw_prior._sw_state as _sw_prior from ' ~ source ~ ' as _sw_rows left join ' ~ state ~ ' as _sw_prior on ' ~ on | join(' and ') -%}
+  {%- else -%}
+    {%- set joined = 'select *, cast(null as string) as _sw_prior from ' ~ source ~ ' as _sw_rows' -%}
+  {%- endif -%}
+  {%- set fields = [] -%}
+  {#- First stage. -#}
+  {%- if kind == 'sliding' -%}
+    {%- set first = stream_windows._sw_fenl_first_stage('(' ~ joined ~ ')', entities, time_column, arrival_order, pipelines, spec) -%}
+    {%- set staged = 'select * from (' ~ first.sql ~ ') as _sw_sliding where not (' ~ context_before ~ ')' -%}
+  {%- else -%}
+    {%- if kind == 'since' -%}
+      {%- set prepared = 'select *, coalesce(count(case when _sw_is_closing then 1 end) over (' ~ partition ~ ' order by ' ~ order_by
+          ~ ' rows between unbounded preceding and 1 preceding), 0) as _sw_since_window from (select *, coalesce(' ~ spec.predicate
+          ~ ', false) as _sw_is_closing from (' ~ joined ~ ') as _sw_joined) as _sw_flagged' -%}
+      {%- set over = '(' ~ partition ~ ', _sw_since_window order by ' ~ order_by ~ ' rows between unbounded preceding and current row)' -%}
+    {%- else -%}
+      {%- set prepared = joined -%}
+      {%- set over = running -%}
+    {%- endif -%}
+    {%- set exprs = [] -%}
+    {%- for p in pipelines -%}
+      {%- set agg = p.stages[0] -%}
+      {%- set a = {} -%}
+      {%- set b = {} -%}
+      {%- for part, call in stream_windows._sw_fenl_parts(agg, '1' if agg.column == '*' else agg.column, order_key) -%}
+        {%- set prior = '_sw_prior.' ~ stream_windows._sw_fenl_state_field(p, 1, part) if state is not none else 'null' -%}
+        {%- do a.update({part: ('case when _sw_since_window = 0 then ' ~ prior ~ ' end') if kind == 'since' and state is not none else prior}) -%}
+        {%- do b.update({part: call ~ ' over ' ~ over}) -%}
+      {%- endfor -%}
+      {%- set m = stream_windows._sw_fenl_merge_parts(agg, a, b) -%}
+      {%- for part, sql in m.items() -%}
+        {%- do exprs.append(sql ~ ' as _sw_m_' ~ stream_windows._sw_fenl_state_field(p, 1, part)) -%}
+        {#- A row that closes its since window leaves an empty window open after it. -#}
+        {%- do fields.append("'" ~ stream_windows._sw_fenl_state_field(p, 1, part) ~ "', " ~ (('case when not _sw_is_closing then _sw_m_' ~ stream_windows._sw_fenl_state_field(p, 1, part) ~ ' end') if kind == 'since' else ('_sw_m_' ~ stream_windows._sw_fenl_state_field(p, 1, part)))) -%}
+      {%- endfor -%}
+    {%- endfor -%}
+    {%- set merged = 'select _sw_prepared.*, ' ~ exprs | join(', ') ~ ' from (' ~ prepared ~ ') as _sw_prepared' -%}
+    {%- set finals = [] -%}
+    {%- for p in pipelines -%}
+      {%- set m = {} -%}
+      {%- for part, call in stream_windows._sw_fenl_parts(p.stages[0], 'x', order_key) -%}{%- do m.update({part: '_sw_m_' ~ stream_windows._sw_fenl_state_field(p, 1, part)}) -%}{%- endfor -%}
+      {%- do finals.append(stream_windows._sw_fenl_final(p.stages[0], m) ~ ' as _sw_' ~ p.name ~ '_1') -%}
+    {%- endfor -%}
+    {%- set staged = 'select _sw_merged.*, ' ~ finals | join(', ') ~ ' from (' ~ merged ~ ') as _sw_merged' -%}
+  {%- endif -%}
+  {#- Later stages: cumulative over the stage before, merged with the state. -#}
+  {%- set depth = pipelines | map(attribute='stages') | map('length') | max -%}
+  {%- set sql = namespace(text=staged) -%}
+  {%- for k in range(2, depth + 1) -%}
+    {%- set exprs = [] -%}
+    {%- for p in pipelines if p.stages | length >= k -%}
+      {%- set agg = p.stages[k - 1] -%}
+      {%- set a = {} -%}
+      {%- set b = {} -%}
+      {%- for part, call in stream_windows._sw_fenl_parts(agg, '_sw_' ~ p.name ~ '_' ~ (k - 1), order_key) -%}
+        {%- do a.update({part: '_sw_prior.' ~ stream_windows._sw_fenl_state_field(p, k, part) if state is not none else 'null'}) -%}
+        {%- do b.update({part: call ~ ' over ' ~ running}) -%}
+      {%- endfor -%}
+      {%- for part, sql_part in stream_windows._sw_fenl_merge_parts(agg, a, b).items() -%}
+        {%- do exprs.append(sql_part ~ ' as _sw_m_' ~ stream_windows._sw_fenl_state_field(p, k, part)) -%}
+        {%- do fields.append("'" ~ stream_windows._sw_fenl_state_field(p, k, part) ~ "', _sw_m_" ~ stream_windows._sw_fenl_state_field(p, k, part)) -%}
+      {%- endfor -%}
+    {%- endfor -%}
+    {%- set merged = 'select _sw_stage_' ~ (k - 1) ~ '.*, ' ~ exprs | join(', ') ~ ' from (' ~ sql.text ~ ') as _sw_stage_' ~ (k - 1) -%}
+    {%- set finals = [] -%}
+    {%- for p in pipelines if p.stages | length >= k -%}
+      {%- set m = {} -%}
+      {%- for part, call in stream_windows._sw_fenl_parts(p.stages[k - 1], 'x', order_key) -%}{%- do m.update({part: '_sw_m_' ~ stream_windows._sw_fenl_state_field(p, k, part)}) -%}{%- endfor -%}
+      {%- do finals.append(stream_windows._sw_fenl_final(p.stages[k - 1], m) ~ ' as _sw_' ~ p.name ~ '_' ~ k) -%}
+    {%- endfor -%}
+    {%- set sql.text = 'select _sw_merged_' ~ k ~ '.*, ' ~ finals | join(', ') ~ ' from (' ~ merged ~ ') as _sw_merged_' ~ k -%}
+  {%- endfor -%}
+  {%- if not fields -%}{%- do fields.append("'none', cast(null as int)") -%}{%- endif -%}
+  {{ return('select *, named_struct(' ~ fields | join(', ') ~ ') as _sw_state from (' ~ sql.text ~ ') as _sw_stateful') }}
+{% endmacro %}
+
+{% macro _sw_fenl_internal_stateful_columns(spec, pipelines) %}
+  {#- The helper columns _sw_fenl_stateful_sql adds to the input's. -#}
+  {%- set helpers = ['_sw_prior', '_sw_state'] -%}
+  {%- if spec.fenl_window == 'since' -%}{%- do helpers.extend(['_sw_is_closing', '_sw_since_window']) -%}{%- endif -%}
+  {%- if spec.fenl_window == 'sliding' -%}
+    {%- do helpers.extend(['_sw_is_counted', '_sw_counted_rank', '_sw_counted_cell']) -%}
+    {%- for p in pipelines -%}{%- do helpers.append('_sw_' ~ p.name ~ '_raw') -%}{%- endfor -%}
+  {%- endif -%}
+  {%- for p, k, agg in stream_windows._sw_fenl_stateful_stages(spec, pipelines) -%}
+    {%- for part, call in stream_windows._sw_fenl_parts(agg, 'x', 'o') -%}{%- do helpers.append('_sw_m_' ~ stream_windows._sw_fenl_state_field(p, k, part)) -%}{%- endfor -%}
+  {%- endfor -%}
+  {{ return(stream_windows._sw_fenl_internal_columns(pipelines, helpers)) }}
+{% endmacro %}
+
+{% macro _sw_fenl_rows_from(source, entities, time_column, arrival_order, spec, inc, plan_like, below_key) %}
+  {#- The rows a stateful pass reads: `source`'s rows with key >= plan_like.from_key (all
+      rows when none) and < below_key (none: no bound), audited late rows left out;
+      for sliding, each entity's n latest rows with the predicate true before
+      from_key as context. Returns {'sql', 'context'}: context is the condition true
+      on context rows. -#}
+  {%- set key = plan_like.key -%}
+  {%- set bounded = '(select * from ' ~ source ~ ' as _sw_all' ~ (' where ' ~ key ~ ' < ' ~ below_key if below_key is not none else '') ~ ')' -%}
+  {%- set kept = (' and not ' ~ plan_like.exclude) if plan_like.exclude else '' -%}
+  {%- if plan_like.from_key is none -%}
+    {{ return({'sql': '(select * from ' ~ bounded ~ ' as _sw_bounded where true' ~ kept ~ ')', 'context': 'false'}) }}
+  {%- endif -%}
+  {%- if spec.fenl_window != 'sliding' -%}
+    {{ return({'sql': '(select * from ' ~ bounded ~ ' as _sw_bounded where ' ~ key ~ ' >= ' ~ plan_like.from_key ~ kept ~ ')', 'context': 'false'}) }}
+  {%- endif -%}
+  {%- set counted = '(select * from ' ~ bounded ~ ' as _sw_bounded where coalesce(' ~ spec.predicate ~ ', false) or ' ~ key ~ ' >= ' ~ plan_like.from_key ~ ')' -%}
+  {%- set newest_first = 'row_number() over (partition by ' ~ entities | join(', ') ~ ' order by ' ~ time_column ~ ' desc, ' ~ arrival_order ~ ' desc)' -%}
+  {%- set sql = stream_windows._sw_counted_context(counted, plan_like, inc, entities, spec.n, 'rows', newest_first) -%}
+  {{ return({'sql': sql, 'context': key ~ ' < ' ~ plan_like.from_key}) }}
+{% endmacro %}
+
+{% macro _sw_fenl_state_at(source, entities, time_column, arrival_order, pipelines, spec, inc, key, exclude, cut, state_table, cuts) %}
+  {#- Makes the state at `cut` in state_table: from the latest kept cut before it
+      (`cuts`: those the table holds) and the rows between, else from every row before
+      it, in a new table when none is kept. Drops every other kept cut. -#}
+  {%- set earlier = cuts | select('lt', cut) | list -%}
+  {%- set since = earlier | max if earlier else none -%}
+  {%- if cut not in cuts -%}
+    {%- set rows = stream_windows._sw_fenl_rows_from(source, entities, time_column, arrival_order, spec, inc, {'from_key': since, 'key': key, 'exclude': exclude}, cut) -%}
+    {%- set prior = ('(select * except (state_cut) from ' ~ state_table ~ ' where state_cut = ' ~ since ~ ')') if since is not none else none -%}
+    {%- set stateful = stream_windows._sw_fenl_stateful_sql(rows.sql, entities, time_column, arrival_order, pipelines, spec, prior, rows.context) -%}
+    {%- set order_key = 'struct(' ~ time_column ~ ', ' ~ arrival_order ~ ')' -%}
+    {%- set advanced = 'select ' ~ entities | join(', ') ~ ', max_by(_sw_state, ' ~ order_key ~ ') as _sw_state from (' ~ stateful ~ ') as _sw_rows group by ' ~ entities | join(', ') -%}
+    {%- if prior is not none -%}
+      {%- set on = [] -%}
+      {%- for column in entities -%}{%- do on.append('_sw_kept.' ~ column ~ ' <=> _sw_advanced.' ~ column) -%}{%- endfor -%}
+      {%- set advanced = advanced ~ ' union all select _sw_kept.* from ' ~ prior ~ ' as _sw_kept left anti join (' ~ advanced ~ ') as _sw_advanced on ' ~ on | join(' and ') -%}
+    {%- endif -%}
+    {%- set with_cut = 'select *, ' ~ cut ~ ' as state_cut from (' ~ advanced ~ ') as _sw_new_state' -%}
+    {%- if not cuts -%}
+      {%- do run_query('drop table if exists ' ~ state_table) -%}
+      {%- do run_query('create table ' ~ state_table ~ ' using parquet partitioned by (state_cut) as ' ~ with_cut) -%}
+    {%- else -%}
+      {%- do run_query('insert into ' ~ state_table ~ ' ' ~ with_cut) -%}
+    {%- endif -%}
+  {%- endif -%}
+  {%- for other in cuts if other != cut -%}
+    {%- do run_query('alter table ' ~ state_table ~ ' drop if exists partition (state_cut = ' ~ other ~ ')') -%}
+  {%- endfor -%}
+{% endmacro %}
+
+{% macro _sw_fenl_incremental(macro_name, relation, source, entities, time_column, arrival_order, pipelines, spec, passthrough, inc, incremental) %}
+  {#- The model's SELECT for an incremental build, and the state it needs (above). -#}
+  {{- stream_windows._sw_fenl_check_incremental(macro_name, spec, pipelines, incremental) -}}
+  {%- set plan = stream_windows._sw_incremental_plan(macro_name, inc, relation, arrival_order, entities, none, 0) -%}
+  {%- set key = stream_windows._sw_incremental_key(inc) -%}
+  {%- set state_table = this.incorporate(path={'identifier': this.identifier ~ '__fenl_state'}) if execute else none -%}
+  {%- if plan is none -%}
+    {#- A full build: the usual SELECT, and the state at the day of its newest time
+        (by `dbt run` and `dbt build` only: a compile or docs generate need not pay a
+        pass over the input, and a missing state is made by the next run). -#}
+    {%- if execute and flags.WHICH in ('run', 'build') -%}
+      {%- set newest = run_query('select max(' ~ key ~ ') as k from ' ~ source ~ ' as _sw_input').rows[0]['k'] -%}
+      {%- if newest is not none -%}
+        {%- set cut = stream_windows._sw_partition_start(inc, newest | int if inc.kind == 'interval' else newest | float) -%}
+        {{- stream_windows._sw_fenl_state_at(source, entities, time_column, arrival_order, pipelines, spec, inc, key, none, cut, state_table, []) -}}
+      {%- endif -%}
+    {%- endif -%}
+    {{ return('select *, ' ~ stream_windows._sw_incremental_partition_column(inc) ~ ' from (' ~ stream_windows._sw_fenl_per_row(source, entities, time_column, arrival_order, pipelines, spec, passthrough) ~ ') as _sw_full') }}
+  {%- endif -%}
+  {%- set cut = plan.from_key -%}
+  {#- The SELECT reads the state at the cut: it is made whenever the model compiles
+      incrementally (a plan exists only then). -#}
+  {%- set cuts = [] -%}
+  {%- if load_relation(state_table) is not none -%}
+    {%- for row in run_query('show partitions ' ~ state_table) -%}{%- set value = row[0].split('=', 1)[1] -%}{%- do cuts.append(value | int if inc.kind == 'interval' else value | float) -%}{%- endfor -%}
+  {%- endif -%}
+  {{- stream_windows._sw_fenl_state_at(source, entities, time_column, arrival_order, pipelines, spec, inc, key, plan.exclude, cut, state_table, cuts) -}}
+  {%- set rows = stream_windows._sw_fenl_rows_from(source, entities, time_column, arrival_order, spec, inc, plan, none) -%}
+  {%- set prior = '(select * except (state_cut) from ' ~ state_table ~ ' where state_cut = ' ~ cut ~ ')' -%}
+  {%- set internal = stream_windows._sw_fenl_internal_stateful_columns(spec, pipelines) -%}
+select
+    {{ (passthrough | join(', ')) if passthrough else '* except (' ~ internal | join(', ') ~ ')' }},
+    {{ stream_windows._sw_fenl_outputs(pipelines) | join(',\n    ') }},
+    {{ stream_windows._sw_incremental_partition_column(inc) }}
+from ({{ stream_windows._sw_fenl_stateful_sql(rows.sql, entities, time_column, arrival_order, pipelines, spec, prior, rows.context) }}) as _sw_result
+where {{ key }} >= {{ cut }}
+{% endmacro %}
