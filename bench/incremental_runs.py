@@ -1,10 +1,11 @@
 """Scheduled runs: adding one day to a year of history, against rebuilding the year.
 
-bench/incremental_project holds seven incremental window models over a synthetic
+bench/incremental_project holds eight incremental window models over a synthetic
 source of 10,000,000 events (1,000 groups, one event every ~3.15 s over 2024): a
 trailing 24-hour RANGE, a 24-hour RANGE FOLLOWING, ROWS 9 PRECEDING, a count window
-over 100 distinct start times, a Fenl cumulative window with a repeated stage and a
-Fenl sliding(10, pred) window with a repeated stage, all with day partitions, and a
+over 100 distinct start times, a Fenl cumulative window with a repeated stage, a Fenl
+sliding(10, pred) window with a repeated stage and a Fenl daily cron window, all with
+day partitions, and a
 Python model of the field dimension (6-hour windows advancing by 1 hour) that appends
 closed windows. The source first holds every
 event before 2024-12-30 and the models are built whole (--full-refresh); then the
@@ -14,7 +15,7 @@ materialization) in the incremental run over the full one; the whole dbt invocat
 are reported beside it. The per-row tables are checked to hold
 exactly one row per source event, the count window one row per group and start time
 from each group's 100th on, the field windows one row per closed window (counted with
-Spark's window()) numbered 0..n-1.
+Spark's window()) numbered 0..n-1, the cron window one row per group and day of the span.
 """
 
 from __future__ import annotations
@@ -30,8 +31,9 @@ ROWS = 10_000_000
 GROUPS = 1_000
 GOAL = 0.10
 MODELS = ("events_stats_24h", "events_next_24h", "events_last_10", "events_count_window_100", "events_field_6h",
-          "events_fenl_cumulative", "events_fenl_sliding_10")
+          "events_fenl_cumulative", "events_fenl_sliding_10", "events_fenl_daily")
 FIELD_WINDOW = "events_field_6h"
+CRON_WINDOW = "events_fenl_daily"
 
 
 def dbt(*args: str):
@@ -80,10 +82,13 @@ def run(spark) -> list[dict]:
         select count(*) as n from (
             select grp, window(event_at, '6 hours', '1 hour') as w from {SCHEMA}.events group by 1, 2
         ) where w.end <= (select max(event_at) from {SCHEMA}.events)""").first()["n"]
+    # Cron rows: every group on every day of the span (2024-01-01 to 2024-12-30).
+    days = spark.sql(f"select datediff(max(event_at), min(event_at)) + 1 as n from {SCHEMA}.events").first()["n"]
     results = []
     for model in MODELS:
         key, expected = {"events_count_window_100": ("grp, point_at", windows),
-                         FIELD_WINDOW: ("emit_seq", field_windows)}.get(model, ("seq", events))
+                         FIELD_WINDOW: ("emit_seq", field_windows),
+                         CRON_WINDOW: ("grp, period_start", GROUPS * days)}.get(model, ("seq", events))
         rows = spark.sql(f"select count(*) as n, count(distinct {key}) as d from {SCHEMA}.{model}").first()
         if rows["n"] != expected or rows["d"] != expected:
             raise AssertionError(f"{model}: {rows['n']} rows ({rows['d']} distinct {key}), {expected} expected")

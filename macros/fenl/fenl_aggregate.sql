@@ -55,7 +55,7 @@
   {%- endif -%}
   {%- set checked = stream_windows._sw_fenl_checked_input(macro_name, relation, entities, time_column, arrival_order) -%}
   {%- if inc is not none -%}
-    {{ return(stream_windows._sw_fenl_incremental(macro_name, relation, checked, entities, time_column, arrival_order, pipelines, spec, passthrough, inc, incremental)) }}
+    {{ return(stream_windows._sw_fenl_incremental(macro_name, relation, checked, entities, time_column, arrival_order, pipelines, spec, passthrough, inc, incremental, time_zone)) }}
   {%- endif -%}
   {%- if spec.fenl_window == 'cron' -%}
     {{ return(stream_windows._sw_fenl_cron(checked, entities, time_column, arrival_order, pipelines, spec.period, time_zone)) }}
@@ -272,6 +272,25 @@ from ({{ stream_windows._sw_fenl_later_stages(pipelines, first.sql, time_column 
   {%- endif -%}
 {% endmacro %}
 
+{% macro _sw_fenl_cron_cells(pipelines, time_column, arrival_order) %}
+  {#- [{'column', 'expr': the aggregate over one entity's period, 'empty': its value
+      over an empty period}] of a cron window's (single-stage) pipelines. -#}
+  {%- set order_key = 'struct(' ~ time_column ~ (', ' ~ arrival_order if arrival_order else '') ~ ')' -%}
+  {%- set cells = [] -%}
+  {%- for p in pipelines -%}
+    {%- set agg = p.stages[0] -%}
+    {%- if agg.function == 'first' -%}
+      {%- set expr = 'min_by(' ~ agg.column ~ ', ' ~ order_key ~ ')' -%}
+    {%- elif agg.function == 'last' -%}
+      {%- set expr = 'max_by(' ~ agg.column ~ ', ' ~ order_key ~ ')' -%}
+    {%- else -%}
+      {%- set expr = stream_windows._sw_single_window_expr(agg, '1' if agg.column == '*' else agg.column, none, false) -%}
+    {%- endif -%}
+    {%- do cells.append({'column': '_sw_' ~ p.name ~ '_1', 'expr': expr, 'empty': '0' if agg.function in ('sum', 'count') else 'null'}) -%}
+  {%- endfor -%}
+  {{ return(cells) }}
+{% endmacro %}
+
 {% macro _sw_fenl_cron(source, entities, time_column, arrival_order, pipelines, period, time_zone) %}
   {#- One row per entity and period, for every period from the one holding the oldest
       event to the one holding the newest (those that begin at or before the newest
@@ -283,24 +302,13 @@ from ({{ stream_windows._sw_fenl_later_stages(pipelines, first.sql, time_column 
       distinct entities down to the scan.) -#}
   {%- set bounds = stream_windows._sw_fenl_period_sql(period, time_zone) -%}
   {%- set entity_sql = entities | join(', ') -%}
-  {%- set order_key = 'struct(' ~ time_column ~ (', ' ~ arrival_order if arrival_order else '') ~ ')' -%}
   {%- set per_period = [] -%}
   {%- set cell_fields = [] -%}
   {%- set on_grid = [] -%}
-  {%- for p in pipelines -%}
-    {%- set agg = p.stages[0] -%}
-    {%- if agg.function == 'first' -%}
-      {%- set expr = 'min_by(' ~ agg.column ~ ', ' ~ order_key ~ ')' -%}
-    {%- elif agg.function == 'last' -%}
-      {%- set expr = 'max_by(' ~ agg.column ~ ', ' ~ order_key ~ ')' -%}
-    {%- else -%}
-      {%- set expr = stream_windows._sw_single_window_expr(agg, '1' if agg.column == '*' else agg.column, none, false) -%}
-    {%- endif -%}
-    {%- set column = '_sw_' ~ p.name ~ '_1' -%}
-    {%- do per_period.append(expr ~ ' as ' ~ column) -%}
-    {%- do cell_fields.append(column) -%}
-    {%- set empty = '0' if agg.function in ('sum', 'count') else 'null' -%}
-    {%- do on_grid.append('case when _sw_cell is null then ' ~ empty ~ ' else _sw_cell.' ~ column ~ ' end as ' ~ column) -%}
+  {%- for cell in stream_windows._sw_fenl_cron_cells(pipelines, time_column, arrival_order) -%}
+    {%- do per_period.append(cell.expr ~ ' as ' ~ cell.column) -%}
+    {%- do cell_fields.append(cell.column) -%}
+    {%- do on_grid.append('case when _sw_cell is null then ' ~ cell.empty ~ ' else _sw_cell.' ~ cell.column ~ ' end as ' ~ cell.column) -%}
   {%- endfor -%}
   {%- set grid -%}
 select {{ entity_sql }}, _sw_period, {{ on_grid | join(', ') }}

@@ -27,15 +27,22 @@
     for the rerun, which recomputes the same partitions to the same rows.
 
     The stateful stages take count, sum, min, max, mean (avg), first and last; the
-    others refuse `incremental` by name. -#}
+    others refuse `incremental` by name. Cron windows need no state (a period's cell
+    is recomputed whole from its events): _sw_fenl_cron_incremental, at the end. -#}
 
 {% macro _sw_fenl_incremental_functions() %}
   {{ return(['count', 'sum', 'min', 'max', 'avg', 'first', 'last']) }}
 {% endmacro %}
 
-{% macro _sw_fenl_check_incremental(macro_name, spec, pipelines, incremental) %}
+{% macro _sw_fenl_check_incremental(macro_name, spec, pipelines, incremental, arrival_order) %}
   {%- if spec.fenl_window == 'cron' -%}
-    {{ stream_windows._sw_fail(macro_name, 'incremental', "none with a cron window (fenl_since(period=...)), which builds as a table", incremental) }}
+    {%- if arrival_order is none -%}
+      {{ stream_windows._sw_fail(macro_name, 'arrival_order', "a column giving arrival order for an incremental build (late rows are those that arrive after the latest processed one)", arrival_order) }}
+    {%- endif -%}
+    {%- for p in pipelines if p.stages | length > 1 -%}
+      {{ stream_windows._sw_fail(macro_name, "aggregates['" ~ p.name ~ "']", "one function per output with an incremental cron window (a repeated stage runs over every period since the first)", p.stages | map(attribute='function') | join(' | ')) }}
+    {%- endfor -%}
+    {{ return(none) }}
   {%- endif -%}
   {%- set allowed = stream_windows._sw_fenl_incremental_functions() -%}
   {%- for p in pipelines -%}
@@ -109,6 +116,31 @@
   {{ return(p.name ~ '_' ~ k ~ '_' ~ part) }}
 {% endmacro %}
 
+{% macro _sw_fenl_merged_stage(p, k, value, over, order_key, state, prior_when, keep_when) %}
+  {#- Stage k of pipeline p over `value`, merged with the state: {'exprs': the merged
+      parts as columns _sw_m_<field>, 'fields': what the stage adds to _sw_state (the
+      merged parts, or NULL where `keep_when` is false), 'final': its value as
+      _sw_<name>_<k>}. The state applies where `prior_when` holds (none: always). -#}
+  {%- set agg = p.stages[k - 1] -%}
+  {%- set a = {} -%}
+  {%- set b = {} -%}
+  {%- set merged = {} -%}
+  {%- for part, call in stream_windows._sw_fenl_parts(agg, value, order_key) -%}
+    {%- set field = stream_windows._sw_fenl_state_field(p, k, part) -%}
+    {%- set prior = ('_sw_prior.' ~ field) if state is not none else 'null' -%}
+    {%- do a.update({part: ('case when ' ~ prior_when ~ ' then ' ~ prior ~ ' end') if prior_when and state is not none else prior}) -%}
+    {%- do b.update({part: call ~ ' over ' ~ over}) -%}
+    {%- do merged.update({part: '_sw_m_' ~ field}) -%}
+  {%- endfor -%}
+  {%- set exprs = [] -%}
+  {%- set fields = [] -%}
+  {%- for part, sql in stream_windows._sw_fenl_merge_parts(agg, a, b).items() -%}
+    {%- do exprs.append(sql ~ ' as ' ~ merged[part]) -%}
+    {%- do fields.append("'" ~ stream_windows._sw_fenl_state_field(p, k, part) ~ "', " ~ (('case when ' ~ keep_when ~ ' then ' ~ merged[part] ~ ' end') if keep_when else merged[part])) -%}
+  {%- endfor -%}
+  {{ return({'exprs': exprs, 'fields': fields, 'final': stream_windows._sw_fenl_final(agg, merged) ~ ' as _sw_' ~ p.name ~ '_' ~ k}) }}
+{% endmacro %}
+
 {% macro _sw_fenl_stateful_sql(source, entities, time_column, arrival_order, pipelines, spec, state, context_before) %}
   {#- Every input row of `source` with each stage's value (_sw_<name>_<k>) and
       _sw_state, the merged parts of every stateful stage after the row (the entity's
@@ -144,29 +176,17 @@
       {%- set over = running -%}
     {%- endif -%}
     {%- set exprs = [] -%}
-    {%- for p in pipelines -%}
-      {%- set agg = p.stages[0] -%}
-      {%- set a = {} -%}
-      {%- set b = {} -%}
-      {%- for part, call in stream_windows._sw_fenl_parts(agg, '1' if agg.column == '*' else agg.column, order_key) -%}
-        {%- set prior = '_sw_prior.' ~ stream_windows._sw_fenl_state_field(p, 1, part) if state is not none else 'null' -%}
-        {%- do a.update({part: ('case when _sw_since_window = 0 then ' ~ prior ~ ' end') if kind == 'since' and state is not none else prior}) -%}
-        {%- do b.update({part: call ~ ' over ' ~ over}) -%}
-      {%- endfor -%}
-      {%- set m = stream_windows._sw_fenl_merge_parts(agg, a, b) -%}
-      {%- for part, sql in m.items() -%}
-        {%- do exprs.append(sql ~ ' as _sw_m_' ~ stream_windows._sw_fenl_state_field(p, 1, part)) -%}
-        {#- A row that closes its since window leaves an empty window open after it. -#}
-        {%- do fields.append("'" ~ stream_windows._sw_fenl_state_field(p, 1, part) ~ "', " ~ (('case when not _sw_is_closing then _sw_m_' ~ stream_windows._sw_fenl_state_field(p, 1, part) ~ ' end') if kind == 'since' else ('_sw_m_' ~ stream_windows._sw_fenl_state_field(p, 1, part)))) -%}
-      {%- endfor -%}
-    {%- endfor -%}
-    {%- set merged = 'select _sw_prepared.*, ' ~ exprs | join(', ') ~ ' from (' ~ prepared ~ ') as _sw_prepared' -%}
     {%- set finals = [] -%}
     {%- for p in pipelines -%}
-      {%- set m = {} -%}
-      {%- for part, call in stream_windows._sw_fenl_parts(p.stages[0], 'x', order_key) -%}{%- do m.update({part: '_sw_m_' ~ stream_windows._sw_fenl_state_field(p, 1, part)}) -%}{%- endfor -%}
-      {%- do finals.append(stream_windows._sw_fenl_final(p.stages[0], m) ~ ' as _sw_' ~ p.name ~ '_1') -%}
+      {#- since: the state continues the entity's first window only, and a row that
+          closes its window leaves an empty one open after it. -#}
+      {%- set stage = stream_windows._sw_fenl_merged_stage(p, 1, '1' if p.stages[0].column == '*' else p.stages[0].column, over, order_key, state,
+          '_sw_since_window = 0' if kind == 'since' else none, 'not _sw_is_closing' if kind == 'since' else none) -%}
+      {%- do exprs.extend(stage.exprs) -%}
+      {%- do fields.extend(stage.fields) -%}
+      {%- do finals.append(stage.final) -%}
     {%- endfor -%}
+    {%- set merged = 'select _sw_prepared.*, ' ~ exprs | join(', ') ~ ' from (' ~ prepared ~ ') as _sw_prepared' -%}
     {%- set staged = 'select _sw_merged.*, ' ~ finals | join(', ') ~ ' from (' ~ merged ~ ') as _sw_merged' -%}
   {%- endif -%}
   {#- Later stages: cumulative over the stage before, merged with the state. -#}
@@ -174,26 +194,14 @@
   {%- set sql = namespace(text=staged) -%}
   {%- for k in range(2, depth + 1) -%}
     {%- set exprs = [] -%}
-    {%- for p in pipelines if p.stages | length >= k -%}
-      {%- set agg = p.stages[k - 1] -%}
-      {%- set a = {} -%}
-      {%- set b = {} -%}
-      {%- for part, call in stream_windows._sw_fenl_parts(agg, '_sw_' ~ p.name ~ '_' ~ (k - 1), order_key) -%}
-        {%- do a.update({part: '_sw_prior.' ~ stream_windows._sw_fenl_state_field(p, k, part) if state is not none else 'null'}) -%}
-        {%- do b.update({part: call ~ ' over ' ~ running}) -%}
-      {%- endfor -%}
-      {%- for part, sql_part in stream_windows._sw_fenl_merge_parts(agg, a, b).items() -%}
-        {%- do exprs.append(sql_part ~ ' as _sw_m_' ~ stream_windows._sw_fenl_state_field(p, k, part)) -%}
-        {%- do fields.append("'" ~ stream_windows._sw_fenl_state_field(p, k, part) ~ "', _sw_m_" ~ stream_windows._sw_fenl_state_field(p, k, part)) -%}
-      {%- endfor -%}
-    {%- endfor -%}
-    {%- set merged = 'select _sw_stage_' ~ (k - 1) ~ '.*, ' ~ exprs | join(', ') ~ ' from (' ~ sql.text ~ ') as _sw_stage_' ~ (k - 1) -%}
     {%- set finals = [] -%}
     {%- for p in pipelines if p.stages | length >= k -%}
-      {%- set m = {} -%}
-      {%- for part, call in stream_windows._sw_fenl_parts(p.stages[k - 1], 'x', order_key) -%}{%- do m.update({part: '_sw_m_' ~ stream_windows._sw_fenl_state_field(p, k, part)}) -%}{%- endfor -%}
-      {%- do finals.append(stream_windows._sw_fenl_final(p.stages[k - 1], m) ~ ' as _sw_' ~ p.name ~ '_' ~ k) -%}
+      {%- set stage = stream_windows._sw_fenl_merged_stage(p, k, '_sw_' ~ p.name ~ '_' ~ (k - 1), running, order_key, state, none, none) -%}
+      {%- do exprs.extend(stage.exprs) -%}
+      {%- do fields.extend(stage.fields) -%}
+      {%- do finals.append(stage.final) -%}
     {%- endfor -%}
+    {%- set merged = 'select _sw_stage_' ~ (k - 1) ~ '.*, ' ~ exprs | join(', ') ~ ' from (' ~ sql.text ~ ') as _sw_stage_' ~ (k - 1) -%}
     {%- set sql.text = 'select _sw_merged_' ~ k ~ '.*, ' ~ finals | join(', ') ~ ' from (' ~ merged ~ ') as _sw_merged_' ~ k -%}
   {%- endfor -%}
   {%- if not fields -%}{%- do fields.append("'none', cast(null as int)") -%}{%- endif -%}
@@ -265,9 +273,12 @@
   {%- endfor -%}
 {% endmacro %}
 
-{% macro _sw_fenl_incremental(macro_name, relation, source, entities, time_column, arrival_order, pipelines, spec, passthrough, inc, incremental) %}
+{% macro _sw_fenl_incremental(macro_name, relation, source, entities, time_column, arrival_order, pipelines, spec, passthrough, inc, incremental, time_zone) %}
   {#- The model's SELECT for an incremental build, and the state it needs (above). -#}
-  {{- stream_windows._sw_fenl_check_incremental(macro_name, spec, pipelines, incremental) -}}
+  {{- stream_windows._sw_fenl_check_incremental(macro_name, spec, pipelines, incremental, arrival_order) -}}
+  {%- if spec.fenl_window == 'cron' -%}
+    {{ return(stream_windows._sw_fenl_cron_incremental(macro_name, relation, source, entities, time_column, arrival_order, pipelines, spec.period, time_zone, inc)) }}
+  {%- endif -%}
   {%- set plan = stream_windows._sw_incremental_plan(macro_name, inc, relation, arrival_order, entities, none, 0) -%}
   {%- set key = stream_windows._sw_incremental_key(inc) -%}
   {%- set state_table = this.incorporate(path={'identifier': this.identifier ~ '__fenl_state'}) if execute else none -%}
@@ -301,4 +312,90 @@ select
     {{ stream_windows._sw_incremental_partition_column(inc) }}
 from ({{ stream_windows._sw_fenl_stateful_sql(rows.sql, entities, time_column, arrival_order, pipelines, spec, prior, rows.context) }}) as _sw_result
 where {{ key }} >= {{ cut }}
+{% endmacro %}
+
+{% macro _sw_fenl_cron_incremental(macro_name, relation, source, entities, time_column, arrival_order, pipelines, period, time_zone, inc) %}
+  {#- A cron window built batch by batch. Its rows are entity periods, partitioned by
+      the day of period_start. A run recomputes every period starting on or after X,
+      the day start of the period holding W (the latest time the input had at the last
+      run, kept as for count windows: the output shows no arrival position): those
+      periods' events all have times >= X, so the run groups only the input from X on,
+      and lays the groups on the grid of every entity x every period from the first
+      period starting at or after X (or the span's first, if later) to the newest
+      event's. The entities are kept in <model>__fenl_entities (made by a full build,
+      appended to by later runs). An entity seen for the first time needs its empty
+      periods back to the span's first, so the run then recomputes from there; the
+      span's first period is the one of the table's first partition. -#}
+  {%- set plan = stream_windows._sw_incremental_plan(macro_name, inc, relation, arrival_order, entities, none, 0, 'input') -%}
+  {%- set key = stream_windows._sw_incremental_key(inc) -%}
+  {%- set bounds = stream_windows._sw_fenl_period_sql(period, time_zone) -%}
+  {%- set entity_table = this.incorporate(path={'identifier': this.identifier ~ '__fenl_entities'}) if execute else none -%}
+  {%- set entity_sql = entities | join(', ') -%}
+  {%- if plan is none -%}
+    {%- if execute and flags.WHICH in ('run', 'build') -%}
+      {%- do run_query('drop table if exists ' ~ entity_table) -%}
+      {%- do run_query('create table ' ~ entity_table ~ ' using parquet as select distinct ' ~ entity_sql ~ ' from ' ~ source ~ ' as _sw_input') -%}
+    {%- endif -%}
+    {{ return('select *, to_date(period_start) as time_partition from (' ~ stream_windows._sw_fenl_cron(source, entities, time_column, arrival_order, pipelines, period, time_zone) ~ ') as _sw_full') }}
+  {%- endif -%}
+  {#- The key (period) of an instant given in microseconds, and a period's start in microseconds. -#}
+  {%- set key_of = 'select ' ~ bounds.key ~ ' as _sw_period from (select timestamp_micros(%s) as _sw_time) as _sw_instant' -%}
+  {%- set start_of = 'select unix_micros(cast(' ~ bounds.start ~ ' as timestamp)) as s from (' ~ key_of ~ ') as _sw_key' -%}
+  {%- set x = stream_windows._sw_partition_start(inc, run_query(start_of | format(plan.from_key)).rows[0]['s'] | int) -%}
+  {%- set partitions = [] -%}
+  {%- for row in run_query('show partitions ' ~ this) -%}{%- do partitions.append(row[0].split('=', 1)[1]) -%}{%- endfor -%}
+  {%- set first_partition = partitions | min -%}
+  {%- set span_first = run_query('select unix_micros(min(period_start)) as s from ' ~ this ~ " where time_partition = date'" ~ first_partition ~ "'").rows[0]['s'] | int -%}
+  {%- set kept = (' and not ' ~ plan.exclude) if plan.exclude else '' -%}
+  {%- set on = [] -%}
+  {%- for column in entities -%}{%- do on.append('_sw_known.' ~ column ~ ' <=> _sw_seen.' ~ column) -%}{%- endfor -%}
+  {%- set unseen = 'select distinct ' ~ entity_sql ~ ' from ' ~ source ~ ' as _sw_seen where ' ~ key ~ ' >= ' ~ x ~ kept
+      ~ ' and not exists (select 1 from ' ~ entity_table ~ ' as _sw_known where ' ~ on | join(' and ') ~ ')' -%}
+  {%- if run_query('select count(*) as n from (' ~ unseen ~ ') as _sw_unseen').rows[0]['n'] > 0 -%}
+    {%- do run_query('insert into ' ~ entity_table ~ ' ' ~ unseen) -%}
+    {%- set x = stream_windows._sw_partition_start(inc, span_first) -%}
+    {%- do log(macro_name ~ '() in model ' ~ model.name ~ ': new entities; recomputing every period', info=true) -%}
+  {%- endif -%}
+  {%- set fresh = '(select * from ' ~ source ~ ' as _sw_all where ' ~ key ~ ' >= ' ~ x ~ kept ~ ')' -%}
+  {%- set ends = run_query('select min(' ~ key ~ ') as lo, max(' ~ key ~ ') as hi from ' ~ fresh ~ ' as _sw_fresh').rows[0] -%}
+  {%- set lo = [span_first, x] | max -%}
+  {%- set lo = [lo, ends['lo'] | int] | min if ends['lo'] is not none else lo -%}
+  {%- set hi = ends['hi'] | int if ends['hi'] is not none else lo -%}
+  {%- set cells = stream_windows._sw_fenl_cron_cells(pipelines, time_column, arrival_order) -%}
+  {%- set per_period = [] -%}
+  {%- set on_grid = [] -%}
+  {%- for cell in cells -%}
+    {%- do per_period.append(cell.expr ~ ' as ' ~ cell.column) -%}
+    {%- do on_grid.append('case when _sw_cells._sw_present is null then ' ~ cell.empty ~ ' else _sw_cells.' ~ cell.column ~ ' end as ' ~ cell.column) -%}
+  {%- endfor -%}
+  {%- set join_on = ['_sw_cells._sw_period = _sw_grid._sw_period'] -%}
+  {%- for column in entities -%}{%- do join_on.append('_sw_cells.' ~ column ~ ' <=> _sw_grid.' ~ column) -%}{%- endfor -%}
+  {%- set grid_columns = [] -%}
+  {%- for column in entities -%}{%- do grid_columns.append('_sw_grid.' ~ column) -%}{%- endfor -%}
+  {%- set grid -%}
+select {{ grid_columns | join(', ') }}, _sw_grid._sw_period, {{ on_grid | join(', ') }}
+from (
+    select _sw_entities.*, _sw_periods._sw_period
+    from {{ entity_table }} as _sw_entities
+    cross join (
+        select explode(sequence(({{ key_of | format(lo) }}), ({{ key_of | format(hi) }}), {{ bounds.step }})) as _sw_period
+    ) as _sw_periods
+) as _sw_grid
+left join (
+    select {{ entity_sql }}, _sw_period, true as _sw_present, {{ per_period | join(', ') }}
+    from (select *, {{ bounds.key }} as _sw_period from (select *, {{ time_column }} as _sw_time from {{ fresh }} as _sw_rows) as _sw_timed) as _sw_events
+    group by {{ entity_sql }}, _sw_period
+) as _sw_cells
+on {{ join_on | join(' and ') }}
+  {%- endset -%}
+select *, to_date(period_start) as time_partition
+from (
+    select
+        {{ entity_sql }},
+        {{ bounds.start }} as period_start,
+        {{ bounds.end }} as period_end,
+        {{ stream_windows._sw_fenl_outputs(pipelines) | join(',\n        ') }}
+    from ({{ grid }}) as _sw_result
+) as _sw_periods_out
+where period_start >= timestamp_micros({{ x }})
 {% endmacro %}

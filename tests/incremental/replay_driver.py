@@ -6,6 +6,7 @@ one JVM only.
     python -m tests.incremental.replay_driver STEP ...   # steps run in order, in this process
 
     setup               seed the hourly temperatures, keep every reading aside
+    (every build step builds replay.KILLED_RUN_MODELS, one model per incremental mechanism)
     first:<seq>         the readings up to <seq> arrive; full build (prints "building", "built")
     next:<seq>          the readings up to <seq> arrive; incremental run (same prints)
     compare:<seq>       snapshot the models, rebuild them whole; JSON: differing rows, row counts
@@ -25,7 +26,8 @@ os.environ["DBT_PROFILES_DIR"] = str(PROJECT_DIR)
 os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
-from tests.incremental.replay import FULL, MODELS, SCHEMA, SEED, differing_rows  # noqa: E402
+from tests.incremental.replay import FULL, SCHEMA, SEED, differing_rows  # noqa: E402
+from tests.incremental.replay import KILLED_RUN_MODELS as MODELS  # noqa: E402, N814
 
 SELECT = ["--select", *MODELS]
 

@@ -162,23 +162,24 @@ def test_audit_keeps_late_rows_out_of_the_windows_and_records_them(replay):
 
 def test_reprocess_recomputes_the_late_rows_windows(replay):
     """The late reading lands 30 hours back: its day and the following are recomputed,
-    and each per-row window model equals a full rebuild that includes it. The count
-    window needs start times in order per city (SEMANTICS.md section 3), the field
-    dimension a field that never decreases in arrival order (section 2): there the run
-    fails with OutOfOrder, as a full rebuild of the same input does."""
+    and each per-row window model (and the Fenl cron window) equals a full rebuild that
+    includes it. The count window needs start times in order per city (SEMANTICS.md
+    section 3), the field dimension a field that never decreases in arrival order
+    (section 2): there the run fails with OutOfOrder, as a full rebuild of the same
+    input does."""
     spark, total, arrive = replay
     spark.sql(f"drop table if exists {SCHEMA}.hourly_temperatures_city_stats_24h__late_rows")  # audited rows stay out
     arrive("seq <= 500")
     run_dbt("run", *SELECT, "--full-refresh", "--vars", "{late_rows: reprocess}")
     spark.sql(f"insert into {SEED} {late_reading(spark, total, 30)}")
     spark.sql(f"insert into {SEED} select * from {FULL} where seq > 500 and seq <= 540")
-    per_row = [m for m in MODELS if m not in (COUNT_WINDOW, FIELD_WINDOW)]
-    run_dbt("run", "--select", *per_row, "--vars", "{late_rows: reprocess}")
+    reprocessed = [m for m in MODELS if m not in (COUNT_WINDOW, FIELD_WINDOW)]
+    run_dbt("run", "--select", *reprocessed, "--vars", "{late_rows: reprocess}")
     model = f"{SCHEMA}.hourly_temperatures_city_stats_24h"
     late = spark.sql(f"select max_temp_f_24h, readings_24h from {model} where seq = {total + 1}").first()
     assert late["max_temp_f_24h"] == 99.5
     snapshots = {}
-    for name in per_row:
+    for name in reprocessed:
         snapshots[name] = f"{SCHEMA}.sw_harness_{name}"
         spark.sql(f"drop table if exists {snapshots[name]}")
         spark.sql(f"create table {snapshots[name]} using parquet as select * from {SCHEMA}.{name}")

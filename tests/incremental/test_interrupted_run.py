@@ -14,7 +14,7 @@ import sys
 import time
 
 from tests.conftest import PROJECT_DIR
-from tests.incremental.replay import MODELS
+from tests.incremental.replay import KILLED_RUN_MODELS as MODELS
 
 
 def driver_command(*args: str) -> list[str]:
@@ -52,8 +52,8 @@ def test_a_build_killed_mid_run_then_rerun_equals_a_full_rebuild(tmp_path):
     report = json.loads(output.strip().splitlines()[-1])
     assert report["differing"] == dict.fromkeys(MODELS, 0), (delay, report)
     assert report["rows"] == report["rebuilt_rows"], (delay, report)
-    # One row per reading in the per-row windows (the Fenl ones too); one per full
+    # One row per reading in the per-row windows (the Fenl one too); one per full
     # 24-reading window; one per 6-hour field window that a later reading closed (starts
-    # at hours 0..643 of 650).
-    assert [report["rows"][m] for m in MODELS] == [1300, 1300, 1300, 2 * (650 - 23), 2 * (650 - 6), 1300, 1300], (
-        delay, report)
+    # at hours 0..643 of 650); one per city and day (Jan 1-28) in the cron window.
+    expected = [1300, 2 * (650 - 23), 2 * (650 - 6), 1300, 2 * 28]
+    assert [report["rows"][m] for m in MODELS] == expected, (delay, report)

@@ -229,10 +229,11 @@ CASES = [
         id="incremental in a model that is not incremental",
     ),
     pytest.param(
-        call("fenl_aggregate", FENL_OK, window="fenl_since(period='daily')", incremental="{'partition': 'day'}"),
-        "fenl_aggregate(): `incremental` must be none with a cron window (fenl_since(period=...)), which builds as "
-        "a table; got '{'partition': 'day'}'.",
-        id="fenl incremental cron window",
+        call("fenl_aggregate", FENL_OK, window="fenl_since(period='daily')", incremental="{'partition': 'day'}",
+             aggregates="{'s': 'sum(amount) | mean()'}"),
+        "fenl_aggregate(): `aggregates['s']` must be one function per output with an incremental cron window (a "
+        "repeated stage runs over every period since the first); got 'sum | avg'.",
+        id="fenl incremental cron window with a repeated stage",
     ),
     pytest.param(
         call("fenl_aggregate", FENL_OK, aggregates="{'s': 'stddev(amount)'}", incremental="{'partition': 'day'}"),
