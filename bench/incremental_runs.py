@@ -4,10 +4,11 @@ bench/incremental_project holds eight incremental window models over a synthetic
 source of 10,000,000 events (1,000 groups, one event every ~3.15 s over 2024): a
 trailing 24-hour RANGE, a 24-hour RANGE FOLLOWING, ROWS 9 PRECEDING, a count window
 over 100 distinct start times, a Fenl cumulative window with a repeated stage, a Fenl
-sliding(10, pred) window with a repeated stage and a Fenl daily cron window, all with
-day partitions, and a
-Python model of the field dimension (6-hour windows advancing by 1 hour) that appends
-closed windows. The source first holds every
+sliding(10, pred) window with a repeated stage, a Fenl daily cron window and Odysseus
+hourly partial aggregates, all with day partitions; a Python model of the field
+dimension (6-hour windows advancing by 1 hour) that appends closed windows, and a Python
+model of interval semantics (every event valid for 2 hours) partitioned by the day its
+pieces were emitted. The source first holds every
 event before 2024-12-30 and the models are built whole (--full-refresh); then the
 events of 2024-12-30 arrive and the models run incrementally. The figure is each
 model's own run time (dbt's node execution time, every statement of its
@@ -15,7 +16,10 @@ materialization) in the incremental run over the full one; the whole dbt invocat
 are reported beside it. The per-row tables are checked to hold
 exactly one row per source event, the count window one row per group and start time
 from each group's 100th on, the field windows one row per closed window (counted with
-Spark's window()) numbered 0..n-1, the cron window one row per group and day of the span.
+Spark's window()) numbered 0..n-1, the cron window one row per group and day of the span,
+the panes one row per group and hour holding an event, and the interval pieces the
+events' validity exactly (their event counts times their lengths sum to every event's
+2 hours) with every group's open pieces drained.
 """
 
 from __future__ import annotations
@@ -31,9 +35,13 @@ ROWS = 10_000_000
 GROUPS = 1_000
 GOAL = 0.10
 MODELS = ("events_stats_24h", "events_next_24h", "events_last_10", "events_count_window_100", "events_field_6h",
-          "events_fenl_cumulative", "events_fenl_sliding_10", "events_fenl_daily")
+          "events_fenl_cumulative", "events_fenl_sliding_10", "events_fenl_daily", "events_hourly_partials",
+          "events_valid_2h")
 FIELD_WINDOW = "events_field_6h"
 CRON_WINDOW = "events_fenl_daily"
+PANES = "events_hourly_partials"
+INTERVALS = "events_valid_2h"
+VALID_SECONDS = 7200
 
 
 def dbt(*args: str):
@@ -84,11 +92,22 @@ def run(spark) -> list[dict]:
         ) where w.end <= (select max(event_at) from {SCHEMA}.events)""").first()["n"]
     # Cron rows: every group on every day of the span (2024-01-01 to 2024-12-30).
     days = spark.sql(f"select datediff(max(event_at), min(event_at)) + 1 as n from {SCHEMA}.events").first()["n"]
+    panes = spark.sql(f"select count(distinct grp, date_trunc('hour', event_at)) as n "
+                      f"from {SCHEMA}.events").first()["n"]
+    pieces = spark.sql(f"""
+        select count(*) as n, sum(event_count * (unix_seconds(window_end) - unix_seconds(window_start))) as covered,
+               count(distinct case when emit_kind = 'drain' then grp end) as drained
+        from {SCHEMA}.{INTERVALS}""").first()
+    if (pieces["covered"], pieces["drained"]) != (events * VALID_SECONDS, GROUPS):
+        raise AssertionError(f"{INTERVALS}: pieces cover {pieces['covered']} event-seconds with {pieces['drained']} "
+                             f"groups drained; {events * VALID_SECONDS} and {GROUPS} expected")
     results = []
     for model in MODELS:
         key, expected = {"events_count_window_100": ("grp, point_at", windows),
                          FIELD_WINDOW: ("emit_seq", field_windows),
-                         CRON_WINDOW: ("grp, period_start", GROUPS * days)}.get(model, ("seq", events))
+                         CRON_WINDOW: ("grp, period_start", GROUPS * days),
+                         PANES: ("grp, pane_start", panes),
+                         INTERVALS: ("grp, window_start", pieces["n"])}.get(model, ("seq", events))
         rows = spark.sql(f"select count(*) as n, count(distinct {key}) as d from {SCHEMA}.{model}").first()
         if rows["n"] != expected or rows["d"] != expected:
             raise AssertionError(f"{model}: {rows['n']} rows ({rows['d']} distinct {key}), {expected} expected")
@@ -102,6 +121,8 @@ def run(spark) -> list[dict]:
             "baseline": f"full rebuild over {events - new:,} events", "baseline_s": full[model],
             "measured": "incremental run (append of the closed windows)" if model == FIELD_WINDOW
             else "incremental run (insert_overwrite of the recomputed days, state carried)" if "fenl" in model
+            else "incremental run (insert_overwrite of the days emitted from the earliest new event's, and of the "
+                 "open pieces)" if model == INTERVALS
             else "incremental run (insert_overwrite of the recomputed days)", "measured_s": incremental[model],
             "ratio": incremental[model] / full[model], "goal": GOAL,
             "also": f"whole dbt invocations ({len(MODELS)} models): full {full_wall:.1f}s, "

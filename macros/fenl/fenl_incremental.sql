@@ -64,20 +64,6 @@
   {{ return(stages) }}
 {% endmacro %}
 
-{% macro _sw_fenl_parts(agg, x, order_key) %}
-  {#- [[part, SQL aggregate call]] of a stage (the caller adds OVER or GROUP BY). -#}
-  {%- set f = agg.function -%}
-  {%- if f == 'avg' -%}
-    {{ return([['sum', 'sum(' ~ x ~ ')'], ['count', 'count(' ~ x ~ ')']]) }}
-  {%- elif f == 'first' -%}
-    {{ return([['value', 'min_by(' ~ x ~ ', ' ~ order_key ~ ')'], ['at', 'min(' ~ order_key ~ ')']]) }}
-  {%- elif f == 'last' -%}
-    {{ return([['value', 'max_by(' ~ x ~ ', ' ~ order_key ~ ')'], ['at', 'max(' ~ order_key ~ ')']]) }}
-  {%- else -%}
-    {{ return([[f, f ~ '(' ~ x ~ ')']]) }}
-  {%- endif -%}
-{% endmacro %}
-
 {% macro _sw_fenl_merge_parts(agg, a, b) %}
   {#- {part: SQL} of the parts of two consecutive pieces: `a` (the state, NULL parts
       when empty) before `b` (the running rows, never empty). -#}
@@ -94,9 +80,9 @@
     {{ return({'sum': 'case when ' ~ a.sum ~ ' is null then ' ~ b.sum ~ ' when ' ~ b.sum ~ ' is null then ' ~ a.sum ~ ' else ' ~ a.sum ~ ' + ' ~ b.sum ~ ' end',
                'count': 'coalesce(' ~ a['count'] ~ ', 0) + ' ~ b['count']}) }}
   {%- elif f == 'first' -%}
-    {{ return({'value': 'case when ' ~ a.at ~ ' is not null then ' ~ a.value ~ ' else ' ~ b.value ~ ' end', 'at': 'coalesce(' ~ a.at ~ ', ' ~ b.at ~ ')'}) }}
+    {{ return({'value': 'case when ' ~ a.arrival ~ ' is not null then ' ~ a.value ~ ' else ' ~ b.value ~ ' end', 'arrival': 'coalesce(' ~ a.arrival ~ ', ' ~ b.arrival ~ ')'}) }}
   {%- else -%}
-    {{ return({'value': b.value, 'at': b.at}) }}
+    {{ return({'value': b.value, 'arrival': b.arrival}) }}
   {%- endif -%}
 {% endmacro %}
 
@@ -125,7 +111,7 @@
   {%- set a = {} -%}
   {%- set b = {} -%}
   {%- set merged = {} -%}
-  {%- for part, call in stream_windows._sw_fenl_parts(agg, value, order_key) -%}
+  {%- for part, call in stream_windows._sw_window_parts(agg, value, order_key) -%}
     {%- set field = stream_windows._sw_fenl_state_field(p, k, part) -%}
     {%- set prior = ('_sw_prior.' ~ field) if state is not none else 'null' -%}
     {%- do a.update({part: ('case when ' ~ prior_when ~ ' then ' ~ prior ~ ' end') if prior_when and state is not none else prior}) -%}
@@ -217,7 +203,7 @@
     {%- for p in pipelines -%}{%- do helpers.append('_sw_' ~ p.name ~ '_raw') -%}{%- endfor -%}
   {%- endif -%}
   {%- for p, k, agg in stream_windows._sw_fenl_stateful_stages(spec, pipelines) -%}
-    {%- for part, call in stream_windows._sw_fenl_parts(agg, 'x', 'o') -%}{%- do helpers.append('_sw_m_' ~ stream_windows._sw_fenl_state_field(p, k, part)) -%}{%- endfor -%}
+    {%- for part, call in stream_windows._sw_window_parts(agg, 'x', 'o') -%}{%- do helpers.append('_sw_m_' ~ stream_windows._sw_fenl_state_field(p, k, part)) -%}{%- endfor -%}
   {%- endfor -%}
   {{ return(stream_windows._sw_fenl_internal_columns(pipelines, helpers)) }}
 {% endmacro %}
@@ -300,7 +286,19 @@
       incrementally (a plan exists only then). -#}
   {%- set cuts = [] -%}
   {%- if load_relation(state_table) is not none -%}
-    {%- for row in run_query('show partitions ' ~ state_table) -%}{%- set value = row[0].split('=', 1)[1] -%}{%- do cuts.append(value | int if inc.kind == 'interval' else value | float) -%}{%- endfor -%}
+    {#- A state kept for other stages (the model's aggregates changed, or an older
+        version of this package) is made again from every row before the cut. -#}
+    {%- set expected = [] -%}
+    {%- for p, k, agg in stream_windows._sw_fenl_stateful_stages(spec, pipelines) -%}
+      {%- for part, call in stream_windows._sw_window_parts(agg, 'x', 'o') -%}{%- do expected.append(stream_windows._sw_fenl_state_field(p, k, part)) -%}{%- endfor -%}
+    {%- endfor -%}
+    {%- set kept = run_query('select _sw_state.* from ' ~ state_table ~ ' limit 0').column_names | list -%}
+    {%- if (kept | sort | list) == ((expected or ['none']) | sort | list) -%}
+      {%- for row in run_query('show partitions ' ~ state_table) -%}{%- set value = row[0].split('=', 1)[1] -%}{%- do cuts.append(value | int if inc.kind == 'interval' else value | float) -%}{%- endfor -%}
+    {%- else -%}
+      {%- do log(macro_name ~ '() in model ' ~ model.name ~ ': the state in ' ~ state_table ~ ' holds ' ~ kept | join(', ') ~ ", not this model's "
+          ~ (expected or ['none']) | join(', ') ~ '; making it again from every row before the cut', info=true) -%}
+    {%- endif -%}
   {%- endif -%}
   {{- stream_windows._sw_fenl_state_at(source, entities, time_column, arrival_order, pipelines, spec, inc, key, plan.exclude, cut, state_table, cuts) -}}
   {%- set rows = stream_windows._sw_fenl_rows_from(source, entities, time_column, arrival_order, spec, inc, plan, none) -%}
@@ -326,7 +324,8 @@ where {{ key }} >= {{ cut }}
       appended to by later runs). An entity seen for the first time needs its empty
       periods back to the span's first, so the run then recomputes from there; the
       span's first period is the table's first. -#}
-  {%- set plan = stream_windows._sw_incremental_plan(macro_name, inc, relation, arrival_order, entities, none, 0, 'input') -%}
+  {#- No reopen: an entity's periods since its last event are empty cells of the grid. -#}
+  {%- set plan = stream_windows._sw_incremental_plan(macro_name, inc, relation, arrival_order, entities, none, 0, 'input', reopen=false) -%}
   {%- set key = stream_windows._sw_incremental_key(inc) -%}
   {%- set bounds = stream_windows._sw_fenl_period_sql(period, time_zone) -%}
   {%- set entity_table = this.incorporate(path={'identifier': this.identifier ~ '__fenl_entities'}) if execute else none -%}

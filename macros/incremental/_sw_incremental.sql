@@ -86,7 +86,7 @@
   {%- endif -%}
 {% endmacro %}
 
-{% macro _sw_incremental_plan(macro_name, spec, relation, arrival_order, partitions, reach_past, reach_future, watermark_from='output') %}
+{% macro _sw_incremental_plan(macro_name, spec, relation, arrival_order, partitions, reach_past, reach_future, watermark_from='output', reopen=true) %}
   {#- What this run recomputes: none for a full build, else {'from_key': the first
       recomputed partition's start, 'input_from_key': from_key - reach_past (none when
       the lookback is counted in rows), 'exclude': a condition on input rows that
@@ -95,8 +95,10 @@
       watermark_from 'input' is for windows whose rows do not show every input row
       they hold (a count window's output has no arrival position, and a group with
       fewer than N start times has no row yet): W and S are then taken from the input
-      this run reads, and a run also recomputes the partition of each touched group's
-      last processed time, where its provisional last window lies.
+      this run reads, and (reopen true) a run also recomputes the partition of each
+      touched group's last processed time, where its provisional last window lies.
+      Windows that never stay open past their own period (panes, cron periods) pass
+      reopen false.
       The latest time W and arrival position S a model holds are kept in its table
       property stream_windows.watermark, written by a post-hook after each build from
       the partitions that build wrote: reading them costs no scan. A run that dies
@@ -178,14 +180,14 @@
         ~ key ~ ' >= ' ~ lo ~ kept ~ ' group by ' ~ groups | join(', ') -%}
     {%- set now = run_query('select cast(max(_sw_fresh_w) as string) as w, cast(max(_sw_s) as string) as s, '
         ~ 'count(case when _sw_fresh_w is not null and _sw_seen_w is null then 1 end) as reopened from (' ~ touched ~ ') as _sw_touched').rows[0] -%}
-    {%- if now['reopened'] > 0 -%}
+    {%- if reopen and now['reopened'] > 0 -%}
       {%- set on = [] -%}
       {%- for column in groups -%}{%- do on.append('_sw_older.' ~ column ~ ' <=> _sw_touched.' ~ column) -%}{%- endfor -%}
-      {%- set reopen = run_query('select min(_sw_last) as k from (select ' ~ group_select ~ ', max(' ~ key ~ ') as _sw_last from ' ~ relation
+      {%- set reopened_from = run_query('select min(_sw_last) as k from (select ' ~ group_select ~ ', max(' ~ key ~ ') as _sw_last from ' ~ relation
           ~ ' as _sw_input where ' ~ key ~ ' < ' ~ lo ~ ' and ' ~ arrival_order ~ ' <= ' ~ s ~ kept ~ ' group by ' ~ groups | join(', ') ~ ') as _sw_older left semi join ('
           ~ touched ~ ') as _sw_touched on ' ~ on | join(' and ') ~ ' and _sw_touched._sw_fresh_w is not null and _sw_touched._sw_seen_w is null').rows[0]['k'] -%}
-      {%- if reopen is not none -%}
-        {%- set from_key = [from_key, reopen | int if spec.kind == 'interval' else reopen | float] | min -%}
+      {%- if reopened_from is not none -%}
+        {%- set from_key = [from_key, reopened_from | int if spec.kind == 'interval' else reopened_from | float] | min -%}
       {%- endif -%}
     {%- endif -%}
     {%- set next_w = w if now['w'] is none or (now['w'] | float) < w else now['w'] -%}

@@ -1,5 +1,5 @@
-{% macro partial_aggregate(relation, group_by, pane, aggregates, arrival_order=none) %}
-  {{ return(adapter.dispatch('partial_aggregate', 'stream_windows')(relation, group_by, pane, aggregates, arrival_order)) }}
+{% macro partial_aggregate(relation, group_by, pane, aggregates, arrival_order=none, incremental=none) %}
+  {{ return(adapter.dispatch('partial_aggregate', 'stream_windows')(relation, group_by, pane, aggregates, arrival_order, incremental)) }}
 {% endmacro %}
 
 {#- Odysseus' AGGREGATE with outputPA = true (SEMANTICS.md section 5): one row per
@@ -11,8 +11,17 @@
     ('10 minutes', "INTERVAL '1' HOUR", units microsecond to week) over a timestamp,
     or of a number over a numeric column, aligned on multiples of the size (epoch
     for timestamps), output as pane_start (inclusive) and pane_end (exclusive); or
-    a column name already holding a pane key, passed through; or none (one pane). -#}
-{% macro default__partial_aggregate(relation, group_by, pane, aggregates, arrival_order) %}
+    a column name already holding a pane key, passed through; or none (one pane).
+
+    incremental={'partition': 'day' | a number, 'late_rows': ...} (a time pane and
+    arrival_order needed) builds the pane states in scheduled runs
+    (macros/incremental/_sw_incremental.sql), partitioned by the day (or bucket) of
+    pane_start: the states are the model's state between runs, and a merge over them
+    reads panes, not input rows. A pane is closed once the input has passed its end,
+    so a run recomputes only the panes from the one holding W (the latest time the
+    input had at the last run) on, from their own rows; W and S come from the input
+    (the states show no arrival position). -#}
+{% macro default__partial_aggregate(relation, group_by, pane, aggregates, arrival_order, incremental) %}
   {%- set macro_name = 'partial_aggregate' -%}
   {%- if relation is none -%}{{ stream_windows._sw_fail(macro_name, 'relation', 'a relation (ref, source or CTE name)', relation) }}{%- endif -%}
   {%- set groups = stream_windows._sw_as_list(macro_name, 'group_by', group_by) -%}
@@ -20,6 +29,13 @@
     {{ stream_windows._sw_fail(macro_name, 'arrival_order', 'a column name', arrival_order) }}
   {%- endif -%}
   {%- set paning = stream_windows._sw_pane(macro_name, pane) -%}
+  {%- if incremental is not none and paning.size is not defined -%}
+    {{ stream_windows._sw_fail(macro_name, 'pane', "a time pane {'time_column': <column>, 'size': <interval or number>} for an incremental build (its panes close as time passes)", pane) }}
+  {%- endif -%}
+  {%- set spec = stream_windows._sw_incremental_spec(macro_name, incremental, pane.time_column, paning.size.kind) if incremental is not none else none -%}
+  {%- if spec is not none and (arrival_order is not string or not arrival_order) -%}
+    {{ stream_windows._sw_fail(macro_name, 'arrival_order', "a column giving arrival order for an incremental build (it tells new rows from processed ones)", arrival_order) }}
+  {%- endif -%}
   {%- set aggs = stream_windows._sw_parse_aggregates(macro_name, aggregates, {'relation': relation, 'sketches': true, 'duration': paning.duration}) -%}
   {%- set wanted = [] -%}
   {%- for column in groups -%}{%- do wanted.append(('group_by', column)) -%}{%- endfor -%}
@@ -33,9 +49,23 @@
     {%- endfor -%}
   {%- endfor -%}
   {%- set keys = groups + paning['keys'] -%}
+  {%- set plan = none -%}
+  {%- if spec is not none -%}
+    {#- The pane holding W starts after W - size: recompute from that partition on. -#}
+    {%- set plan = stream_windows._sw_incremental_plan(macro_name, spec, relation, arrival_order, groups, 0, paning.size.size, 'input', reopen=false) -%}
+    {%- do states.append(stream_windows._sw_incremental_partition_column(spec, 'timestamp_micros(_sw_pane_start)' if spec.kind == 'interval' else '_sw_pane_start')) -%}
+  {%- endif -%}
 select
     {{ (groups + paning.outputs + states) | join(',\n    ') }}
 from (select *, {{ paning.derived | join(', ') if paning.derived else 'true as _sw_one_pane' }} from {{ relation }} as _sw_input) as _sw_paned
+{%- if plan is not none %}
+{#- Only whole panes: rows from the first recomputed partition's start on, in panes that start there. #}
+where _sw_pane_start >= {{ plan.from_key }}
+  and {{ plan.key }} >= {{ plan.from_key }}
+  {%- if plan.exclude %}
+  and not ({{ plan.exclude }})
+  {%- endif %}
+{%- endif %}
 {%- if keys %}
 group by {{ keys | join(', ') }}
 {%- endif %}
@@ -60,14 +90,14 @@ group by {{ keys | join(', ') }}
       {{ return({'keys': ['_sw_pane_start'], 'columns': [pane.time_column],
                  'derived': [start ~ ' as _sw_pane_start'],
                  'outputs': ['timestamp_micros(_sw_pane_start) as pane_start', 'timestamp_micros(_sw_pane_start + ' ~ size.size ~ ') as pane_end'],
-                 'window_from': '_sw_pane_start / 1000000.0D', 'window_to': '(_sw_pane_start + ' ~ size.size ~ ') / 1000000.0D',
+                 'window_from': '_sw_pane_start / 1000000.0D', 'window_to': '(_sw_pane_start + ' ~ size.size ~ ') / 1000000.0D', 'size': size,
                  'duration': size.size / 1000000}) }}
     {%- else -%}
       {%- set start = '(' ~ pane.time_column ~ ' - pmod(' ~ pane.time_column ~ ', ' ~ size.size ~ '))' -%}
       {{ return({'keys': ['_sw_pane_start'], 'columns': [pane.time_column],
                  'derived': [start ~ ' as _sw_pane_start'],
                  'outputs': ['_sw_pane_start as pane_start', '_sw_pane_start + ' ~ size.size ~ ' as pane_end'],
-                 'window_from': 'cast(_sw_pane_start as double)', 'window_to': 'cast(_sw_pane_start + ' ~ size.size ~ ' as double)',
+                 'window_from': 'cast(_sw_pane_start as double)', 'window_to': 'cast(_sw_pane_start + ' ~ size.size ~ ' as double)', 'size': size,
                  'duration': size.size}) }}
     {%- endif -%}
   {%- else -%}

@@ -10,13 +10,15 @@ FULL = f"{SCHEMA}.sw_harness_all_readings"
 MODELS = ["hourly_temperatures_city_stats_24h", "hourly_temperatures_city_stats_next_24h",
           "hourly_temperatures_city_last_6_readings", "hourly_temperatures_city_count_window_24",
           "hourly_temperatures_city_field_6h", "hourly_temperatures_city_fenl_daily",
-          "hourly_temperatures_city_fenl_mild", "hourly_temperatures_city_fenl_days"]
+          "hourly_temperatures_city_fenl_mild", "hourly_temperatures_city_fenl_days",
+          "hourly_temperatures_city_pair_daily_partials", "hourly_temperatures_city_valid_3h"]
 # The killed-run test builds one model of each incremental mechanism (the batch tests
 # build them all): RANGE windows, count windows (watermark from the input), the field
-# dimension (append), Fenl state and Fenl cron windows.
+# dimension (append), Fenl state, Fenl cron windows and interval semantics (a Python
+# model overwriting partitions).
 KILLED_RUN_MODELS = ["hourly_temperatures_city_stats_24h", "hourly_temperatures_city_count_window_24",
                      "hourly_temperatures_city_field_6h", "hourly_temperatures_city_fenl_daily",
-                     "hourly_temperatures_city_fenl_days"]
+                     "hourly_temperatures_city_fenl_days", "hourly_temperatures_city_valid_3h"]
 # The tables a model keeps beside its own: the Fenl models' per-entity state, and the
 # cron window's entities.
 COMPANIONS = ["__fenl_state", "__fenl_entities"]

@@ -32,7 +32,7 @@ def test_a_build_killed_mid_run_then_rerun_equals_a_full_rebuild(tmp_path):
     env = {**os.environ, "STREAM_WINDOWS_SPARK_DIR": str(tmp_path / "spark")}
     # The first process builds the first 400 readings whole, then is killed during its
     # incremental run somewhere between the first model's start and the last one's
-    # post-hook (the five models take a few seconds here).
+    # post-hook (the six models take a few seconds here).
     delay = random.Random(os.getpid()).uniform(0.5, 4.0)
     killed = subprocess.Popen(driver_command("setup", "first:400", "next:900"), cwd=PROJECT_DIR, env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, start_new_session=True)
@@ -54,6 +54,7 @@ def test_a_build_killed_mid_run_then_rerun_equals_a_full_rebuild(tmp_path):
     assert report["rows"] == report["rebuilt_rows"], (delay, report)
     # One row per reading in the per-row windows (the Fenl one too); one per full
     # 24-reading window; one per 6-hour field window that a later reading closed (starts
-    # at hours 0..643 of 650); one per city and day (Jan 1-28) in the cron window.
-    expected = [1300, 2 * (650 - 23), 2 * (650 - 6), 1300, 2 * 28]
+    # at hours 0..643 of 650); one per city and day (Jan 1-28) in the cron window; one
+    # per city and hour that a 3-hour reading covers (hours 0..651).
+    expected = [1300, 2 * (650 - 23), 2 * (650 - 6), 1300, 2 * 28, 2 * 652]
     assert [report["rows"][m] for m in MODELS] == expected, (delay, report)

@@ -18,6 +18,9 @@ FENL_OK = dict(
     aggregates="{'s': 'sum(amount)'}",
 )
 ROWS_OK = dict(relation=WEATHER, rows="3", aggregates="{'t': 'min(temp)'}", arrival_order="'seq'")
+PANES_OK = dict(relation="ref('auction_bids')", group_by="['bidder']",
+                pane="{'time_column': 'date_time', 'size': '1 hour'}", aggregates="{'p': 'max(price)'}",
+                arrival_order="'seq'")
 
 
 def call(macro: str, base: dict, **changes: str | None) -> str:
@@ -252,6 +255,23 @@ CASES = [
         "fenl_aggregate(): `incremental` must be used in a model configured materialized='incremental', "
         "incremental_strategy='insert_overwrite', partition_by=['time_partition']",
         id="fenl incremental in a model that is not incremental",
+    ),
+    pytest.param(
+        call("partial_aggregate", PANES_OK, pane="'date_time'", incremental="{'partition': 'day'}"),
+        "partial_aggregate(): `pane` must be a time pane {'time_column': <column>, 'size': <interval or number>} "
+        "for an incremental build (its panes close as time passes); got 'date_time'.",
+        id="incremental panes without a time pane",
+    ),
+    pytest.param(
+        call("partial_aggregate", PANES_OK, arrival_order=None, incremental="{'partition': 'day'}"),
+        "partial_aggregate(): `arrival_order` must be a column giving arrival order for an incremental build (it tells "
+        "new rows from processed ones); got 'None'.",
+        id="incremental panes without arrival order",
+    ),
+    pytest.param(
+        call("partial_aggregate", PANES_OK, incremental="{'partition': 10}"),
+        "partial_aggregate(): `incremental['partition']` must be 'day' (the window's range is an interval); got '10'.",
+        id="incremental timestamp panes with a numeric partition",
     ),
 ]
 

@@ -5,6 +5,9 @@ A piece of a group is emitted by the next event of the same group (SEMANTICS.md 
 group's events go whole to one engine call (many groups per call: spark/per_group.py).
 ``dump_at_value_count`` counts elements over the whole input and cuts every group at
 once, so it is refused here.
+
+Scheduled runs (:func:`interval_aggregate_incremental_spark`, SEMANTICS.md section 6)
+rebuild only what new events can change; see its docstring.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from streamwindows.interval_semantics import interval_aggregate
 from streamwindows.spark.per_group import apply_per_group
 
 SPARK_FUNCTION = "interval_aggregate_spark"
+INCREMENTAL_FUNCTION = "interval_aggregate_incremental_spark"
 
 
 def interval_aggregate_spark(
@@ -44,3 +48,133 @@ def interval_aggregate_spark(
     return apply_per_group(df, interval_aggregate, options, group_by=groups,
                            time_columns=("window_start", "window_end", "emitted_at"), time_source=start,
                            order_by=[arrival or start])
+
+
+def interval_aggregate_incremental_spark(
+    df,
+    previous,
+    *,
+    start: str,
+    end: str,
+    aggregates: Mapping[str, Any],
+    arrival: str,
+    group_by: Sequence[str] | str | None = None,
+    partition: Any = "day",
+    model: str | None = None,
+):
+    """What a scheduled run of an interval-semantics model writes: the output of
+    :func:`interval_aggregate_spark` (with drain) plus ``time_partition``, the day (or
+    numeric bucket of size ``partition``) of ``emitted_at``, NULL for the pieces still
+    open (drained). For a dbt Python model configured
+    ``materialized='incremental', incremental_strategy='insert_overwrite',
+    partition_by=['time_partition']``: dynamic partition overwrite replaces exactly
+    the partitions this returns rows for, and after any sequence of runs the table
+    holds a full build's rows.
+
+    ``df`` is the whole input so far; ``previous`` the model's table (None on a full
+    build). The state is the table itself:
+
+    * The open pieces (the drain rows) tell each group's latest start L: a piece is
+      final once an event of its group starts at or after its end, so the open pieces
+      are those from L on, and one starts at L.
+    * One aggregation over the input's (group, start, arrival) columns gives each
+      group's first start after L (its new events; every start of a group the table
+      does not hold), and checks that no row starting before L arrived after one
+      starting at or after it: such a late row fails the run with OutOfOrder, as it
+      fails a full build.
+    * The run recomputes from X, the start of the day holding the earliest new
+      start: every piece emitted at or after X (emitted by an event starting there)
+      and every open piece. Per group these are the pieces from c on, where c is the
+      lowest start among the group's pieces the table holds in those partitions (a
+      piece boundary, so the events overlapping c, clipped to start at c, make the
+      same pieces from c on).
+    * So the run reads the input's events that end after their group's c (open state
+      and new events), never the closed history's pieces.
+    """
+    groups = [group_by] if isinstance(group_by, str) else list(group_by or [])
+    if not isinstance(arrival, str) or not arrival:
+        raise InvalidParameterError(INCREMENTAL_FUNCTION, "arrival", "a column giving arrival order (it tells "
+                                    "new events from processed ones)", arrival, model=model)
+    options = dict(start=start, end=end, aggregates=aggregates, group_by=groups or None, arrival=arrival, model=model)
+    full = interval_aggregate_spark(df, **options)  # validates before any Spark job
+    from pyspark.sql import functions as F
+
+    timestamps = df.schema[start].dataType.simpleString().startswith("timestamp")
+    if timestamps and partition != "day":
+        raise InvalidParameterError(INCREMENTAL_FUNCTION, "partition", "'day' (the start column is a timestamp)",
+                                    partition, model=model)
+    if not timestamps and (isinstance(partition, bool) or not isinstance(partition, (int, float)) or partition <= 0):
+        raise InvalidParameterError(INCREMENTAL_FUNCTION, "partition", "a number > 0 (the start column is "
+                                    "numeric)", partition, model=model)
+
+    def partition_of(column):
+        if timestamps:
+            return F.to_date(column)
+        return F.floor(column / F.lit(partition)) * F.lit(partition)
+
+    def with_partition(frame):
+        return frame.withColumn("time_partition", partition_of(F.col("emitted_at")))
+
+    if previous is None:
+        return with_partition(full)
+
+    if "time_partition" not in previous.columns:
+        raise InvalidParameterError(INCREMENTAL_FUNCTION, "previous", "a table this function built (it has "
+                                    "time_partition); rebuild it once with --full-refresh",
+                                    f"a table with columns {', '.join(previous.columns)}", model=model)
+
+    def key_columns(frame, suffix: str):
+        renamed = [F.col(g).alias(g + suffix) for g in groups]
+        return frame.select(*renamed, *[c for c in frame.columns if c not in groups])
+
+    # Each group's latest start: the lowest start among its open pieces.
+    open_pieces = previous.where(F.col("emit_kind") == "drain")
+    latest = key_columns(open_pieces.groupBy(*groups).agg(F.min("window_start").alias("_sw_latest")), "__latest")
+    events = df.select(*groups, F.col(start).alias("_sw_start"), F.col(arrival).alias("_sw_arrival"))
+    joined = events.join(F.broadcast(latest), _null_safe(events, latest, groups, "__latest"), "left")
+    before = F.col("_sw_latest").isNotNull() & (F.col("_sw_start") < F.col("_sw_latest"))
+    per_group = joined.groupBy(*groups).agg(
+        F.max(F.when(before, F.col("_sw_arrival"))).alias("_sw_last_before"),
+        F.min(F.when(~before, F.col("_sw_arrival"))).alias("_sw_first_from"),
+        F.min(F.when(F.col("_sw_latest").isNull() | (F.col("_sw_start") > F.col("_sw_latest")),
+                     F.col("_sw_start"))).alias("_sw_first_new"),
+    )
+    late = per_group.where(F.col("_sw_last_before") > F.col("_sw_first_from")).limit(1).collect()
+    if late:
+        _raise_out_of_order(df, late[0], groups, options)
+    earliest_new = per_group.agg(F.min("_sw_first_new").alias("x")).first()["x"]
+
+    # The partitions from X's on, and the open pieces (NULL partition).
+    recomputed = F.col("time_partition").isNull()
+    if earliest_new is not None:
+        recomputed = recomputed | (F.col("time_partition") >= partition_of(F.lit(earliest_new)))
+    cuts = key_columns(previous.where(recomputed).groupBy(*groups).agg(F.min("window_start").alias("_sw_cut")), "__cut")
+    fed = df.join(F.broadcast(cuts), _null_safe(df, cuts, groups, "__cut"), "left")
+    fed = fed.where(F.col("_sw_cut").isNull() | (F.col(end) > F.col("_sw_cut")))
+    fed = fed.withColumn(start, F.when(F.col(start) < F.col("_sw_cut"), F.col("_sw_cut")).otherwise(F.col(start)))
+    fed = fed.select(*df.columns)
+    return with_partition(interval_aggregate_spark(fed, **options))
+
+
+def _null_safe(left, right, groups: Sequence[str], suffix: str):
+    """left's group keys equal right's (suffixed), NULL equal to NULL: a NULL key is a group."""
+    from pyspark.sql import functions as F
+
+    condition = F.lit(True)
+    for g in groups:
+        condition = condition & left[g].eqNullSafe(right[g + suffix])
+    return condition
+
+
+def _raise_out_of_order(df, late, groups: Sequence[str], options: Mapping[str, Any]) -> None:
+    """A group holds a row that starts before its latest processed start and arrived
+    after it: replay that group on the driver, which raises the OutOfOrderError a full
+    build raises (naming the arrival position, the group and both starts)."""
+    from pyspark.sql import functions as F
+
+    condition = F.lit(True)
+    for g in groups:
+        condition = condition & F.col(g).eqNullSafe(F.lit(late[g]))
+    interval_aggregate(df.where(condition).toPandas(), **options)
+    raise AssertionError(f"the arrival-order check found a late row in group {dict(late.asDict())} that the "
+                         "engine accepts")
