@@ -1,6 +1,7 @@
 -- Real data: per ticker, Fenl's since(yearly()) over monthly closing prices: one row
 -- per ticker and year boundary, 2001-01-01 .. 2011-01-01. GOOG, listed in 2004, has
 -- empty years before (count 0, mean NULL), as every entity gets every period.
+{{ config(materialized='incremental', incremental_strategy='insert_overwrite', partition_by=['time_partition']) }}
 {{ fenl_aggregate(
     relation=ref('stg_vega__monthly_stock_prices'),
     entity='ticker',
@@ -14,4 +15,5 @@
         'closing_price_yearly': 'last(price)',
         'prices_yearly': 'count(price)',
     },
+    incremental={'partition': 'day', 'late_rows': var('late_rows', 'error')},
 ) }}

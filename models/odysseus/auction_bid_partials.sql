@@ -1,6 +1,7 @@
 -- Odysseus PRE_AGG (outputPA = true): the partial aggregates of every bidder's bids
 -- per 10-minute pane of date_time, one row per bidder and pane. The mapping is the
 -- one auction_bidder_max_price merges (AGG).
+{{ config(materialized='incremental', incremental_strategy='insert_overwrite', partition_by=['time_partition']) }}
 {{ partial_aggregate(
     relation=ref('auction_bids'),
     group_by=['bidder'],
@@ -18,4 +19,5 @@
         'last_auction': 'last(auction)',
         'auctions': 'distinctnest(auction)',
     },
+    incremental={'partition': 'day', 'late_rows': var('late_rows', 'error')},
 ) }}

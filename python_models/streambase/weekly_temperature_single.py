@@ -1,15 +1,18 @@
 """StreamBase field dimension, the document's weekly moving averages on real data (daily
 Seattle weather 2012-2015): field Day, advance 1, size 7, per city, averages of the low,
 mid and high temperature; window_start is the document's StartDay and row_count its
-NumDays. Optional windows: 'single'."""
+NumDays. Optional windows: 'single'. Scheduled runs append the windows
+that closed since the last one."""
 
-from streamwindows.spark import field_dimension_aggregate_spark
+from streamwindows.spark import field_dimension_incremental_spark
 
 
 def model(dbt, session):
-    dbt.config(materialized="table")
-    return field_dimension_aggregate_spark(
+    dbt.config(materialized="incremental", incremental_strategy="append")
+    previous = session.table(str(dbt.this)) if dbt.is_incremental else None
+    return field_dimension_incremental_spark(
         dbt.ref("stg_vega__seattle_daily_weather"),
+        previous,
         field="day_number",
         size=7,
         advance=1,

@@ -127,8 +127,9 @@ def interval_aggregate_incremental_spark(
         renamed = [F.col(g).alias(g + suffix) for g in groups]
         return frame.select(*renamed, *[c for c in frame.columns if c not in groups])
 
-    # Each group's latest start: the lowest start among its open pieces.
-    open_pieces = previous.where(F.col("emit_kind") == "drain")
+    # Each group's latest start: the lowest start among its open pieces (the NULL
+    # partition: reading them prunes every other).
+    open_pieces = previous.where(F.col("time_partition").isNull())
     latest = key_columns(open_pieces.groupBy(*groups).agg(F.min("window_start").alias("_sw_latest")), "__latest")
     events = df.select(*groups, F.col(start).alias("_sw_start"), F.col(arrival).alias("_sw_arrival"))
     joined = events.join(F.broadcast(latest), _null_safe(events, latest, groups, "__latest"), "left")
@@ -139,10 +140,14 @@ def interval_aggregate_incremental_spark(
         F.min(F.when(F.col("_sw_latest").isNull() | (F.col("_sw_start") > F.col("_sw_latest")),
                      F.col("_sw_start"))).alias("_sw_first_new"),
     )
-    late = per_group.where(F.col("_sw_last_before") > F.col("_sw_first_from")).limit(1).collect()
-    if late:
-        _raise_out_of_order(df, late[0], groups, options)
-    earliest_new = per_group.agg(F.min("_sw_first_new").alias("x")).first()["x"]
+    per_group = per_group.cache()  # two small answers from one pass over the input
+    try:
+        late = per_group.where(F.col("_sw_last_before") > F.col("_sw_first_from")).limit(1).collect()
+        if late:
+            _raise_out_of_order(df, late[0], groups, options)
+        earliest_new = per_group.agg(F.min("_sw_first_new").alias("x")).first()["x"]
+    finally:
+        per_group.unpersist()
 
     # The partitions from X's on, and the open pieces (NULL partition).
     recomputed = F.col("time_partition").isNull()
