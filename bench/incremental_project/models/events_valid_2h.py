@@ -7,6 +7,8 @@ from streamwindows.spark import interval_aggregate_incremental_spark
 
 
 def model(dbt, session):
+    # Python models take no materialization from dbt_project.yml here: set it in the model.
+    dbt.config(materialized="incremental", incremental_strategy="insert_overwrite", partition_by=["time_partition"])
     events = dbt.source("bench", "events")
     valid = events.withColumn("valid_to", F.col("event_at") + F.expr("INTERVAL 2 HOURS"))
     previous = session.table(str(dbt.this)) if dbt.is_incremental else None
