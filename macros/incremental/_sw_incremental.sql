@@ -45,7 +45,7 @@
     {{ stream_windows._sw_fail(macro_name, "incremental['partition']", "'day' for a timestamp time column or a number > 0 for a numeric one", partition) }}
   {%- endif -%}
   {%- if time_kind is not none and time_kind != kind -%}
-    {{ stream_windows._sw_fail(macro_name, "incremental['partition']", ("'day' (the window's range is an interval)" if time_kind == 'interval' else "a number > 0 (the window's range is numeric)"), partition) }}
+    {{ stream_windows._sw_fail(macro_name, "incremental['partition']", ("'day' (the window's size is an interval)" if time_kind == 'interval' else "a number > 0 (the window's size is numeric)"), partition) }}
   {%- endif -%}
   {%- set late_rows = incremental.get('late_rows', 'error') -%}
   {{- stream_windows._sw_check_choice(macro_name, "incremental['late_rows']", late_rows, ['error', 'audit', 'reprocess']) -}}
@@ -264,41 +264,61 @@
   {%- set kept = (' and not ' ~ plan.exclude) if plan.exclude else '' -%}
   {%- set recent = 'select * from ' ~ relation ~ ' where ' ~ plan.key ~ ' >= ' ~ plan.from_key ~ kept -%}
   {%- if n < 1 -%}{{ return('(' ~ recent ~ ')') }}{%- endif -%}
-  {%- set before_cut = 'case when ' ~ plan.key ~ ' < ' ~ plan.from_key ~ (' then 1 end' if counted == 'rows' else ' then ' ~ plan.key ~ ' end') -%}
-  {%- set short = ('count(' if counted == 'rows' else 'count(distinct ') ~ before_cut ~ ') < ' ~ n -%}
-  {#- The lookback grows 1, 4, 16, ... partitions until every group with recomputed rows
-      finds its n there (asked by a small count query each time: most runs stop at the
-      first), or until it holds the whole older input; then the groups still short read
-      all their older rows. The count runs over the lookback and the recomputed rows,
-      so a group with recomputed rows and none before counts 0. -#}
+  {#- The lookback is the shortest span (1, 2, 3, 4, 6, 8, 12, ... partitions) in which
+      every group with recomputed rows finds its n. One query per 4x of reach counts, per
+      group, its older rows (or distinct times) in each span up to 16, 64, 256, ...
+      partitions back, over the group and time columns only (a query's cost is mostly
+      Spark's fixed cost per job, so the first reaches far): most runs ask once, and the
+      recomputation then reads little more than the context it needs.
+      A span that ends before the oldest input, or the last search, reads every older
+      row of the groups still short. -#}
   {%- set step = 86400000000 if spec.kind == 'interval' else spec.partition -%}
-  {%- set search = namespace(span=1, before=none, earliest=none) -%}
-  {%- for attempt in range(12) if search.before is none -%}
-    {%- set near_from = plan.from_key - step * search.span -%}
-    {%- set near = 'select * from ' ~ relation ~ ' where ' ~ plan.key ~ ' >= ' ~ near_from ~ ' and ' ~ plan.key ~ ' < ' ~ plan.from_key ~ kept -%}
-    {%- set short_groups = 'select ' ~ (partitions | join(', ') if partitions else '1') ~ ' from ' ~ relation ~ ' where ' ~ plan.key ~ ' >= ' ~ near_from ~ kept
-        ~ (' group by ' ~ partitions | join(', ') if partitions else '') ~ ' having ' ~ short -%}
-    {%- if run_query('select count(*) as n from (' ~ short_groups ~ ') as _sw_short').rows[0]['n'] == 0 -%}
-      {%- set search.before = near -%}
-    {%- else -%}
+  {%- set group_list = partitions | join(', ') if partitions else '' -%}
+  {%- set spans = [1, 2, 3, 4] -%}
+  {%- for power in range(1, 11) -%}{%- do spans.extend([6 * 4 ** (power - 1), 8 * 4 ** (power - 1), 12 * 4 ** (power - 1), 16 * 4 ** (power - 1)]) -%}{%- endfor -%}
+  {%- set search = namespace(reach=16, span=none, earliest=none, short_groups=none) -%}
+  {%- for attempt in range(11) if search.span is none -%}
+    {%- set tried = spans | select('le', search.reach) | list -%}
+    {%- set far_from = plan.from_key - step * search.reach -%}
+    {%- set keys = 'select ' ~ ('distinct ' if counted == 'times' else '') ~ (group_list ~ ', ' if partitions else '') ~ plan.key ~ ' as _sw_k from '
+        ~ relation ~ ' as _sw_input where ' ~ plan.key ~ ' >= ' ~ far_from ~ kept -%}
+    {%- set counts = [] -%}
+    {%- for span in tried -%}
+      {%- do counts.append('count(case when _sw_k >= ' ~ (plan.from_key - step * span) ~ ' and _sw_k < ' ~ plan.from_key ~ ' then 1 end) as _sw_in_' ~ span) -%}
+    {%- endfor -%}
+    {%- set per_group = 'select ' ~ counts | join(', ') ~ ' from (' ~ keys ~ ') as _sw_keys' ~ (' group by ' ~ group_list if partitions else '')
+        ~ ' having max(_sw_k) >= ' ~ plan.from_key -%}
+    {%- set least = [] -%}
+    {%- for span in tried -%}{%- do least.append('min(_sw_in_' ~ span ~ ') as _sw_in_' ~ span) -%}{%- endfor -%}
+    {%- set found = run_query('select ' ~ least | join(', ') ~ ' from (' ~ per_group ~ ') as _sw_groups').rows[0] -%}
+    {%- for span in tried if search.span is none and (found['_sw_in_' ~ span] is none or found['_sw_in_' ~ span] >= n) -%}
+      {%- set search.span = span -%}
+    {%- endfor -%}
+    {%- if search.span is none -%}
       {%- if search.earliest is none -%}
         {%- set search.earliest = run_query('select min(' ~ plan.key ~ ') as k from ' ~ relation ~ ' as _sw_input where ' ~ plan.key ~ ' < ' ~ plan.from_key).rows[0]['k'] -%}
       {%- endif -%}
-      {%- if search.earliest is none or near_from <= search.earliest or attempt == 11 -%}
-        {%- set older = 'select * from ' ~ relation ~ ' where ' ~ plan.key ~ ' < ' ~ near_from ~ kept -%}
-        {%- if partitions -%}
-          {%- set on = [] -%}
-          {%- for column in partitions -%}{%- do on.append('_sw_older.' ~ column ~ ' <=> _sw_short.' ~ column) -%}{%- endfor -%}
-          {%- set search.before = near ~ ' union all select _sw_older.* from (' ~ older ~ ') as _sw_older left semi join (' ~ short_groups ~ ') as _sw_short on ' ~ on | join(' and ') -%}
-        {%- else -%}
-          {%- set search.before = near ~ ' union all ' ~ older -%}
-        {%- endif -%}
+      {%- if search.earliest is none or far_from <= search.earliest or attempt == 10 -%}
+        {%- set search.span = search.reach -%}
+        {%- set search.short_groups = 'select ' ~ (group_list if partitions else '1') ~ ' from (' ~ keys ~ ') as _sw_keys' ~ (' group by ' ~ group_list if partitions else '')
+            ~ ' having max(_sw_k) >= ' ~ plan.from_key ~ ' and count(case when _sw_k < ' ~ plan.from_key ~ ' then 1 end) < ' ~ n -%}
       {%- else -%}
-        {%- set search.span = search.span * 4 -%}
+        {%- set search.reach = search.reach * 4 -%}
       {%- endif -%}
     {%- endif -%}
   {%- endfor -%}
-  {%- set before = search.before -%}
+  {%- set near_from = plan.from_key - step * search.span -%}
+  {%- set before = 'select * from ' ~ relation ~ ' where ' ~ plan.key ~ ' >= ' ~ near_from ~ ' and ' ~ plan.key ~ ' < ' ~ plan.from_key ~ kept -%}
+  {%- if search.short_groups is not none -%}
+    {%- set older = 'select * from ' ~ relation ~ ' where ' ~ plan.key ~ ' < ' ~ near_from ~ kept -%}
+    {%- if partitions -%}
+      {%- set on = [] -%}
+      {%- for column in partitions -%}{%- do on.append('_sw_older.' ~ column ~ ' <=> _sw_short.' ~ column) -%}{%- endfor -%}
+      {%- set before = before ~ ' union all select _sw_older.* from (' ~ older ~ ') as _sw_older left semi join (' ~ search.short_groups ~ ') as _sw_short on ' ~ on | join(' and ') -%}
+    {%- else -%}
+      {%- set before = before ~ ' union all ' ~ older -%}
+    {%- endif -%}
+  {%- endif -%}
   {{ return('(' ~ recent ~ ' union all select * except (_sw_context_rank) from (select *, ' ~ rank_expr ~ ' as _sw_context_rank from ('
       ~ before ~ ') as _sw_before) as _sw_context where _sw_context_rank <= ' ~ n ~ ')') }}
 {% endmacro %}

@@ -51,26 +51,27 @@
   {%- for agg in aggs if agg.column != '*' -%}{%- do wanted.append(("aggregates['" ~ agg.name ~ "']", agg.column)) -%}{%- endfor -%}
   {%- for column in passthrough -%}{%- do wanted.append(('columns', column)) -%}{%- endfor -%}
   {{- stream_windows._sw_check_columns_exist(macro_name, relation, wanted) -}}
+  {%- set mask = '_sw_is_bound' if bounds is not none else none -%}
+  {%- set source = stream_windows._sw_source_with_bounds(macro_name, relation, bounds, time_column, arrival_order, passthrough, wanted) -%}
   {%- set spec = stream_windows._sw_incremental_spec(macro_name, incremental, time_column, window_range.kind) -%}
   {%- set plan = none -%}
   {%- if spec is not none -%}
     {%- if arrival_order is none -%}{{ stream_windows._sw_fail(macro_name, 'arrival_order', 'a column giving arrival order (such as seq) for an incremental build (it tells new rows from processed ones)', arrival_order) }}{%- endif -%}
-    {%- if bounds is not none -%}{{ stream_windows._sw_fail(macro_name, 'incremental', 'none when `bounds` is given (rowtime bounds are not built incrementally)', incremental) }}{%- endif -%}
     {%- if passthrough and (time_column not in passthrough or arrival_order not in passthrough) -%}
       {{ stream_windows._sw_fail(macro_name, 'columns', 'a list holding the time column and the arrival order for an incremental build (' ~ time_column ~ ', ' ~ arrival_order ~ ')', passthrough) }}
     {%- endif -%}
-    {%- set plan = stream_windows._sw_incremental_plan(macro_name, spec, relation, arrival_order, partitions,
+    {#- Rowtime bounds are rows of the stream (a time and an arrival position): the
+        plan reads them with the data, so a late bound is caught like a late row. -#}
+    {%- set plan = stream_windows._sw_incremental_plan(macro_name, spec, source if bounds is not none else relation, arrival_order, partitions,
         window_range.size if direction == 'preceding' else 0, window_range.size if direction == 'following' else 0) -%}
     {%- if plan is not none -%}
-      {%- set relation = '(select * from ' ~ relation ~ ' where ' ~ plan.key ~ ' >= ' ~ plan.input_from_key ~ (' and not ' ~ plan.exclude if plan.exclude else '') ~ ')' -%}
+      {%- set source = '(select * from ' ~ source ~ ' as _sw_all where ' ~ plan.key ~ ' >= ' ~ plan.input_from_key ~ (' and not ' ~ plan.exclude if plan.exclude else '') ~ ')' -%}
     {%- endif -%}
   {%- endif -%}
 
   {%- set key = 'unix_micros(cast(' ~ time_column ~ ' as timestamp))' if window_range.kind == 'interval' else time_column -%}
   {%- set size = window_range.size -%}
   {%- set step = 1 if window_range.kind == 'interval' else (tick if tick is not none else 1) -%}
-  {%- set mask = '_sw_is_bound' if bounds is not none else none -%}
-  {%- set source = stream_windows._sw_source_with_bounds(macro_name, relation, bounds, time_column, arrival_order, passthrough, wanted) -%}
   {%- set partition_sql = partitions | join(', ') -%}
   {%- set over_partition = ('partition by ' ~ partition_sql ~ ' ') if partitions else '' -%}
   {%- set internal = ['_sw_key'] -%}

@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from streamwindows import InvalidParameterError, NullFieldError, OutOfOrderError, field_dimension_aggregate
 from streamwindows.spark import field_dimension_aggregate_spark, field_dimension_incremental_spark
 from tests.engine.test_field_dimension import AGGREGATES, assert_same_emissions, scenarios, trades
+from tests.engine_spark.test_interval_incremental_spark import overwrite
 
 
 def spark_frame(spark, frame: pd.DataFrame):
@@ -138,6 +139,46 @@ def test_incremental_runs_append_exactly_a_full_builds_rows(spark):
         table = spark.createDataFrame(table.toPandas(), table.schema)  # what the model's table holds
     built = table.toPandas().sort_values("emit_seq", ignore_index=True)
     pd.testing.assert_frame_equal(built.astype(str), expected.astype(str))
+
+
+def test_incremental_runs_with_drain_replace_the_drained_windows(spark):
+    """drain=True: each run's drained windows are provisional. Runs overwrite the
+    partitions of emitted_at (NULL for drained windows) and end equal to one full build
+    with drain, emit_seq included; a cut on a window's end, one across a gap and runs
+    that close nothing included."""
+    options = dict(size=7, advance=3, offset=1, optional_windows="all", drain=True)
+    frame = random_stream(n=1200, groups=5, seed=11)
+    frame.loc[600:, "t"] += 200  # a gap in every group
+    frame.loc[frame.index % 9 == 0, "g"] = None
+    kwargs = dict(field="t", group_by=["g"], seq="seq", aggregates={"total": "sum(v)", "last_v": "last(v)"},
+                  **options)
+    expected = on_spark(spark, frame, **kwargs)
+    rng = np.random.default_rng(9)
+    table = None
+    cuts = [*sorted(rng.choice(np.arange(1, 1200), 5, replace=False)), 599, 600, 601, 601, 1200]
+    for cut in cuts:
+        batch = field_dimension_incremental_spark(
+            spark_frame(spark, frame.iloc[:cut]), None if table is None else spark.createDataFrame(table),
+            partition=25, **kwargs).toPandas()
+        assert batch["time_partition"].isna().eq(batch["emit_kind"] == "drain").all()
+        table = overwrite(table, batch)
+    built = table.sort_values("emit_seq", ignore_index=True)
+    assert (built["emit_kind"] == "drain").sum() > 0
+    assert (built["time_partition"].dropna() == np.floor(built["emitted_at"].dropna() / 25) * 25).all()
+    pd.testing.assert_frame_equal(built.drop(columns="time_partition").astype(str), expected.astype(str))
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    pytest.param(dict(drain=True), r"`partition` must be a number > 0 \(the field is numeric\)",
+                 id="drain without partition"),
+    pytest.param(dict(drain=True, partition="day"), r"`partition` must be a number > 0", id="day for a numeric field"),
+    pytest.param(dict(partition=10), r"`partition` must be None without drain", id="partition without drain"),
+])
+def test_incremental_drain_parameters(spark, options, message):
+    frame = spark_frame(spark, random_stream(n=10))
+    with pytest.raises(InvalidParameterError, match=message):
+        field_dimension_incremental_spark(frame, None, field="t", seq="seq", size=5, aggregates={"n": "count(*)"},
+                                          **options)
 
 
 def test_incremental_run_fails_on_a_late_row(spark):

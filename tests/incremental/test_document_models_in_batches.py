@@ -18,7 +18,10 @@ from tests.incremental.replay import SCHEMA, differing_rows
 # seed -> the incremental window models over it
 MODELS_BY_SEED = {
     "weather": ["weather_minmax_24h", "weather_city_stats_24h"],
+    "ticker_trades": ["ticker_hourly_volume"],
     "point_events": ["point_events_count_window_2"],
+    "interval_events": ["interval_events_count_window_2_twa"],
+    "field_jump_readings": ["field_jump_windows"],
     "auction_bids": ["auction_bid_partials"],
     "validity_events": ["validity_events_count"],
     "purchases": ["purchase_amount_sum_cumulative", "purchase_amount_sum_last_2_valid",

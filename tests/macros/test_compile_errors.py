@@ -270,7 +270,7 @@ CASES = [
     ),
     pytest.param(
         call("partial_aggregate", PANES_OK, incremental="{'partition': 10}"),
-        "partial_aggregate(): `incremental['partition']` must be 'day' (the window's range is an interval); got '10'.",
+        "partial_aggregate(): `incremental['partition']` must be 'day' (the window's size is an interval); got '10'.",
         id="incremental timestamp panes with a numeric partition",
     ),
 ]

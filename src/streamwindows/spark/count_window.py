@@ -16,6 +16,15 @@ from typing import Any
 import pandas as pd
 
 from streamwindows.count_window import count_window_aggregate
+from streamwindows.errors import InvalidParameterError
+from streamwindows.spark.incremental import (
+    group_condition,
+    null_safe_match,
+    require_time_partition,
+    split_at_latest,
+    suffixed,
+    time_partitioner,
+)
 from streamwindows.spark.per_group import apply_per_group
 
 
@@ -45,3 +54,109 @@ def count_window_aggregate_spark(
                            time_columns=("point_at", "window_start", "window_end"), time_source=time,
                            order_by=[arrival or time],
                            declared_types=declared)
+
+
+INCREMENTAL_FUNCTION = "count_window_incremental_spark"
+
+
+def count_window_incremental_spark(
+    df,
+    previous,
+    *,
+    time: str,
+    n: int,
+    arrival: str,
+    aggregates: Mapping[str, Any] | None = None,
+    end: str | None = None,
+    group_by: Sequence[str] | str | None = None,
+    user_aggregates: Mapping[str, Callable[[pd.DataFrame], Any]] | None = None,
+    user_aggregate_types: Mapping[str, str] | None = None,
+    partition: Any = "day",
+    model: str | None = None,
+):
+    """What a scheduled run of a count-window model writes: the output of
+    :func:`count_window_aggregate_spark` plus ``time_partition``, the day (or numeric
+    bucket of size ``partition``) of ``point_at``, NULL for each group's provisional
+    last window (``is_final`` false). For a dbt Python model configured
+    ``materialized='incremental', incremental_strategy='insert_overwrite',
+    partition_by=['time_partition']``: dynamic partition overwrite replaces exactly
+    the partitions this returns rows for, and after any sequence of runs the table
+    holds a full build's rows.
+
+    ``df`` is the whole input so far; ``previous`` the model's table (None on a full
+    build). The state is the table itself:
+
+    * A group's provisional window (the NULL partition) ends at its latest start time
+      P, the last of the N it spans. It becomes final, and new windows follow, once an
+      event of the group starts after P; an event starting at P joins it.
+    * One aggregation over the input's (group, start, arrival) columns, with P
+      broadcast, tells the groups with a start after P, and checks that no event
+      starting before P arrived after one starting at or after it: such a late event
+      fails the run with OutOfOrder, as it fails a full build. A group the table holds
+      no window of (fewer than N start times so far) gets its first window at its Nth
+      start time, found among its own events.
+    * The run recomputes from X, the start of the partition holding the earliest of
+      those windows (a P that becomes final, or a first window): every window whose
+      point is at or after X, and every provisional window. Per group these are the
+      windows from the lowest start c among the group's windows the table holds there:
+      the events starting at or after c make the same windows from c on.
+    * So the run reads the events of each group's last N start times and the new
+      ones, never the closed history's windows.
+    """
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    groups = [group_by] if isinstance(group_by, str) else list(group_by or [])
+    if not isinstance(arrival, str) or not arrival:
+        raise InvalidParameterError(INCREMENTAL_FUNCTION, "arrival", "a column giving arrival order (it tells "
+                                    "new events from processed ones)", arrival, model=model)
+    options = dict(time=time, n=n, aggregates=aggregates, end=end, group_by=groups or None, arrival=arrival,
+                   user_aggregates=user_aggregates, user_aggregate_types=user_aggregate_types, model=model)
+    full = count_window_aggregate_spark(df, **options)  # validates before any Spark job
+    partition_of = time_partitioner(INCREMENTAL_FUNCTION, df.schema[time].dataType.simpleString()
+                                    .startswith("timestamp"), partition, model)
+
+    def with_partition(frame):
+        return frame.withColumn("time_partition", F.when(F.col("is_final"), partition_of(F.col("point_at"))))
+
+    if previous is None:
+        return with_partition(full)
+    require_time_partition(previous, INCREMENTAL_FUNCTION, model)
+
+    # Each group's latest start P: the point of its provisional window (the NULL
+    # partition: reading it prunes every other).
+    latest = suffixed(previous.where(F.col("time_partition").isNull()).groupBy(*groups)
+                      .agg(F.max("point_at").alias("_sw_latest")), groups, "__latest")
+    late, closing, joined = split_at_latest(  # the least P that a later start closes
+        df, latest, groups, time, arrival,
+        lambda begins, latest_start: F.when(latest_start.isNotNull() & (begins > latest_start), latest_start))
+    if late is not None:
+        _raise_out_of_order(df, late, groups, options)
+    # A group without a window yet gets its first at its Nth distinct start time.
+    starts = joined.where(F.col("_sw_latest").isNull()).select(*groups, "_sw_start").distinct()
+    by_group = Window.partitionBy(*groups) if groups else Window.partitionBy()
+    ranked = starts.withColumn("_sw_rank", F.row_number().over(by_group.orderBy("_sw_start")))
+    first_window = ranked.where(F.col("_sw_rank") == n).agg(F.min("_sw_start").alias("x")).first()["x"]
+    earliest = min((x for x in (closing, first_window) if x is not None), default=None)
+
+    # The partitions from X's on, and the provisional windows (NULL partition).
+    recomputed = F.col("time_partition").isNull()
+    if earliest is not None:
+        recomputed = recomputed | (F.col("time_partition") >= partition_of(F.lit(earliest)))
+    cuts = suffixed(previous.where(recomputed).groupBy(*groups).agg(F.min("window_start").alias("_sw_cut")), groups,
+                    "__cut")
+    fed = df.join(F.broadcast(cuts), null_safe_match(df, cuts, groups, "__cut"), "left")
+    fed = fed.where(F.col("_sw_cut").isNull() | (F.col(time) >= F.col("_sw_cut"))).select(*df.columns)
+    return with_partition(count_window_aggregate_spark(fed, **options))
+
+
+def _raise_out_of_order(df, late, groups: Sequence[str], options: Mapping[str, Any]) -> None:
+    """A group holds an event that starts before its latest processed start time and
+    arrived after it: replay that group on the driver, which raises the OutOfOrderError
+    a full build raises (naming the arrival position, the group and both start times)."""
+    engine_options = {k: v for k, v in options.items() if k != "user_aggregate_types"}
+    frame = df.where(group_condition(late, groups)).toPandas()
+    frame = frame.sort_values(options["arrival"], kind="stable", ignore_index=True)
+    count_window_aggregate(frame, **engine_options)
+    raise AssertionError(f"the arrival-order check found a late event in group {dict(late.asDict())} that the "
+                         "engine accepts")

@@ -52,6 +52,7 @@ from streamwindows.field_dimension import (
     validate_parameters,
 )
 from streamwindows.spark.field_dimension_ranges import DISTINCT_VALUES_LIMIT  # one limit for both plans
+from streamwindows.spark.incremental import require_time_partition, time_partitioner
 
 SPARK_FUNCTION = "field_dimension_aggregate_spark"
 _SEQ, _VALUE, _PART, _CID = "__seq__", "__value__", "__part__", "__candidate__"
@@ -219,11 +220,23 @@ def field_dimension_incremental_spark(
     offset: Any = 0,
     group_by: Sequence[str] | str = (),
     optional_windows: str = "single",
+    drain: bool = False,
+    partition: Any = None,
     model: str | None = None,
     partitions: int | None = None,
 ):
     """The windows that closed since ``previous`` was built: what an incremental run of
     :func:`field_dimension_aggregate_spark` appends (dbt's ``append`` strategy).
+
+    With ``drain=True`` the windows still open at the end of the input are emitted too
+    (``emit_kind`` 'drain'), and they are provisional: the next run replaces them. The
+    model is then built with ``incremental_strategy='insert_overwrite',
+    partition_by=['time_partition']``, and every row carries ``time_partition``: the
+    day (``partition='day'``, a timestamp field) or the bucket of size ``partition`` (a
+    numeric field) of ``emitted_at``, NULL for the drained windows. A run returns the
+    drained windows anew, the windows closed since, and the closed windows already in
+    the partition of the latest ``emitted_at`` (new closes fall in it or later ones):
+    dynamic partition overwrite replaces exactly those partitions.
 
     ``df`` is the whole input so far; ``previous`` the rows emitted before (the model's
     table; None or empty on a first build). Grid windows that only close (a ``size``, no
@@ -243,27 +256,39 @@ def field_dimension_incremental_spark(
     prepared = _prepare(
         df, seq=seq, model=model, partitions=partitions, field=field, size=size, advance=advance, offset=offset,
         group_by=group_by, opening="advance", optional_windows=optional_windows, emit_every=None,
-        aggregates=aggregates, drain=False,
+        aggregates=aggregates, drain=bool(drain),
     )
+    from pyspark.sql import functions as F
+
     from streamwindows.spark import field_dimension_ranges
 
     if not field_dimension_ranges.applies(prepared.params):
         raise InvalidParameterError(SPARK_FUNCTION, "size", "a window size (incremental runs append the windows "
                                     "that close)", size, model=model)
+    params = prepared.params
+    if not drain and partition is not None:
+        raise InvalidParameterError(SPARK_FUNCTION, "partition", "None without drain (closed windows are only "
+                                    "appended)", partition, model=model)
+    if drain:  # the drained windows are replaced by partition
+        partition_of = time_partitioner(SPARK_FUNCTION, params.field_kind == "timestamp", partition, model, "field")
+
+    def with_partition(frame):
+        return frame.withColumn("time_partition", partition_of(F.col("emitted_at"))) if drain else frame
 
     def full_build():  # the value-range plan, or the general one past its distinct-value limit
         by_ranges = _by_value_ranges(prepared)
-        return by_ranges if by_ranges is not None else field_dimension_aggregate_spark(
+        return with_partition(by_ranges if by_ranges is not None else field_dimension_aggregate_spark(
             df, field=field, aggregates=aggregates, seq=seq, size=size, advance=advance, offset=offset,
-            group_by=group_by, optional_windows=optional_windows, model=model, partitions=partitions)
+            group_by=group_by, optional_windows=optional_windows, drain=drain, model=model, partitions=partitions))
 
     if previous is None:
         return full_build()
-    from pyspark.sql import functions as F
-
+    if drain:
+        require_time_partition(previous, SPARK_FUNCTION, model)
     from streamwindows.spark.field_dimension_ranges import GROUP_FIRST
 
-    params = prepared.params
+    # The drained windows are provisional: the state is the closed ones.
+    closed = previous.where(F.col("emit_kind") != F.lit("drain")) if drain else previous
 
     def coordinate(column: str):
         if params.field_kind == "timestamp":
@@ -271,9 +296,9 @@ def field_dimension_incremental_spark(
         return F.col(column).cast(prepared.coordinate_type)
 
     width = coordinate("window_end") - coordinate("window_start")
-    state = previous.agg(F.max(coordinate("window_end")).alias("closed_until"),
-                         F.max("emit_seq").alias("last_emit_seq"),
-                         F.min(width).alias("narrowest"), F.max(width).alias("widest")).first()
+    state = closed.agg(F.max(coordinate("window_end")).alias("closed_until"),
+                       F.max("emit_seq").alias("last_emit_seq"), F.max("emitted_at").alias("last_emitted_at"),
+                       F.min(width).alias("narrowest"), F.max(width).alias("widest")).first()
     if state["closed_until"] is None:  # nothing emitted yet
         return full_build()
 
@@ -301,8 +326,8 @@ def field_dimension_incremental_spark(
         if None not in (bounds["below"], bounds["above"]) and bounds["below"] > bounds["above"]:
             _check_arrival_order(stream, params, prepared.n_parts)  # a late row: raises, naming it
             raise AssertionError("the arrival-order check passed on a late row")
-        if bounds["above"] is None:  # no row reaches past the cut: nothing can close
-            return prepared.empty()
+        if bounds["above"] is None:  # no row reaches past the cut: nothing can close (or stay open)
+            return with_partition(prepared.empty())
         reading = prepared.df.where(prepared.value > F.lit(cut).cast(prepared.coordinate_type))
         group_firsts = per_group.select(*[F.col(_quote(g)) for g in params.group_by], GROUP_FIRST)
         result = _by_value_ranges(prepared, reading, group_firsts=group_firsts if params.group_by else None,
@@ -315,7 +340,14 @@ def field_dimension_incremental_spark(
             "incremental run reads",
             "more", model=model,
         )
-    return result
+    if not drain:
+        return result
+    result = with_partition(result)
+    # The closed windows already in the latest emitted_at's partition, written again
+    # with the new ones (the filter on the partition column reads that partition only).
+    latest = closed.select(partition_of(F.lit(state["last_emitted_at"])).alias("p")).first()["p"]
+    kept = closed.where(F.col("time_partition") == F.lit(latest))
+    return kept.select(*result.columns).unionByName(result)
 
 
 # ------------------------------------------------------------------------------------

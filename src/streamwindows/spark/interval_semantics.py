@@ -17,6 +17,14 @@ from typing import Any
 
 from streamwindows.errors import InvalidParameterError
 from streamwindows.interval_semantics import interval_aggregate
+from streamwindows.spark.incremental import (
+    group_condition,
+    null_safe_match,
+    require_time_partition,
+    split_at_latest,
+    suffixed,
+    time_partitioner,
+)
 from streamwindows.spark.per_group import apply_per_group
 
 SPARK_FUNCTION = "interval_aggregate_spark"
@@ -99,18 +107,8 @@ def interval_aggregate_incremental_spark(
     full = interval_aggregate_spark(df, **options)  # validates before any Spark job
     from pyspark.sql import functions as F
 
-    timestamps = df.schema[start].dataType.simpleString().startswith("timestamp")
-    if timestamps and partition != "day":
-        raise InvalidParameterError(INCREMENTAL_FUNCTION, "partition", "'day' (the start column is a timestamp)",
-                                    partition, model=model)
-    if not timestamps and (isinstance(partition, bool) or not isinstance(partition, (int, float)) or partition <= 0):
-        raise InvalidParameterError(INCREMENTAL_FUNCTION, "partition", "a number > 0 (the start column is "
-                                    "numeric)", partition, model=model)
-
-    def partition_of(column):
-        if timestamps:
-            return F.to_date(column)
-        return F.floor(column / F.lit(partition)) * F.lit(partition)
+    partition_of = time_partitioner(INCREMENTAL_FUNCTION, df.schema[start].dataType.simpleString()
+                                    .startswith("timestamp"), partition, model, "start column")
 
     def with_partition(frame):
         return frame.withColumn("time_partition", partition_of(F.col("emitted_at")))
@@ -118,68 +116,35 @@ def interval_aggregate_incremental_spark(
     if previous is None:
         return with_partition(full)
 
-    if "time_partition" not in previous.columns:
-        raise InvalidParameterError(INCREMENTAL_FUNCTION, "previous", "a table this function built (it has "
-                                    "time_partition); rebuild it once with --full-refresh",
-                                    f"a table with columns {', '.join(previous.columns)}", model=model)
-
-    def key_columns(frame, suffix: str):
-        renamed = [F.col(g).alias(g + suffix) for g in groups]
-        return frame.select(*renamed, *[c for c in frame.columns if c not in groups])
+    require_time_partition(previous, INCREMENTAL_FUNCTION, model)
 
     # Each group's latest start: the lowest start among its open pieces (the NULL
     # partition: reading them prunes every other).
     open_pieces = previous.where(F.col("time_partition").isNull())
-    latest = key_columns(open_pieces.groupBy(*groups).agg(F.min("window_start").alias("_sw_latest")), "__latest")
-    events = df.select(*groups, F.col(start).alias("_sw_start"), F.col(arrival).alias("_sw_arrival"))
-    joined = events.join(F.broadcast(latest), _null_safe(events, latest, groups, "__latest"), "left")
-    before = F.col("_sw_latest").isNotNull() & (F.col("_sw_start") < F.col("_sw_latest"))
-    per_group = joined.groupBy(*groups).agg(
-        F.max(F.when(before, F.col("_sw_arrival"))).alias("_sw_last_before"),
-        F.min(F.when(~before, F.col("_sw_arrival"))).alias("_sw_first_from"),
-        F.min(F.when(F.col("_sw_latest").isNull() | (F.col("_sw_start") > F.col("_sw_latest")),
-                     F.col("_sw_start"))).alias("_sw_first_new"),
-    )
-    per_group = per_group.cache()  # two small answers from one pass over the input
-    try:
-        late = per_group.where(F.col("_sw_last_before") > F.col("_sw_first_from")).limit(1).collect()
-        if late:
-            _raise_out_of_order(df, late[0], groups, options)
-        earliest_new = per_group.agg(F.min("_sw_first_new").alias("x")).first()["x"]
-    finally:
-        per_group.unpersist()
+    latest = suffixed(open_pieces.groupBy(*groups).agg(F.min("window_start").alias("_sw_latest")), groups, "__latest")
+    late, earliest_new, _ = split_at_latest(
+        df, latest, groups, start, arrival,
+        lambda begins, latest_start: F.when(latest_start.isNull() | (begins > latest_start), begins))
+    if late is not None:
+        _raise_out_of_order(df, late, groups, options)
 
     # The partitions from X's on, and the open pieces (NULL partition).
     recomputed = F.col("time_partition").isNull()
     if earliest_new is not None:
         recomputed = recomputed | (F.col("time_partition") >= partition_of(F.lit(earliest_new)))
-    cuts = key_columns(previous.where(recomputed).groupBy(*groups).agg(F.min("window_start").alias("_sw_cut")), "__cut")
-    fed = df.join(F.broadcast(cuts), _null_safe(df, cuts, groups, "__cut"), "left")
+    cuts = suffixed(previous.where(recomputed).groupBy(*groups).agg(F.min("window_start").alias("_sw_cut")), groups,
+                    "__cut")
+    fed = df.join(F.broadcast(cuts), null_safe_match(df, cuts, groups, "__cut"), "left")
     fed = fed.where(F.col("_sw_cut").isNull() | (F.col(end) > F.col("_sw_cut")))
     fed = fed.withColumn(start, F.when(F.col(start) < F.col("_sw_cut"), F.col("_sw_cut")).otherwise(F.col(start)))
     fed = fed.select(*df.columns)
     return with_partition(interval_aggregate_spark(fed, **options))
 
 
-def _null_safe(left, right, groups: Sequence[str], suffix: str):
-    """left's group keys equal right's (suffixed), NULL equal to NULL: a NULL key is a group."""
-    from pyspark.sql import functions as F
-
-    condition = F.lit(True)
-    for g in groups:
-        condition = condition & left[g].eqNullSafe(right[g + suffix])
-    return condition
-
-
 def _raise_out_of_order(df, late, groups: Sequence[str], options: Mapping[str, Any]) -> None:
     """A group holds a row that starts before its latest processed start and arrived
     after it: replay that group on the driver, which raises the OutOfOrderError a full
     build raises (naming the arrival position, the group and both starts)."""
-    from pyspark.sql import functions as F
-
-    condition = F.lit(True)
-    for g in groups:
-        condition = condition & F.col(g).eqNullSafe(F.lit(late[g]))
-    interval_aggregate(df.where(condition).toPandas(), **options)
+    interval_aggregate(df.where(group_condition(late, groups)).toPandas(), **options)
     raise AssertionError(f"the arrival-order check found a late row in group {dict(late.asDict())} that the "
                          "engine accepts")

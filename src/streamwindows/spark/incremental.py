@@ -1,0 +1,92 @@
+"""Shared parts of the Python models' scheduled runs (interval semantics, count windows
+with user aggregates, drained field windows): the table is overwritten by partition, and
+``time_partition`` is the day (timestamp time) or numeric bucket of an output time,
+NULL for the rows a later run replaces (open pieces, provisional windows)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from streamwindows.errors import InvalidParameterError
+
+
+def time_partitioner(function: str, timestamps: bool, partition: Any, model: str | None,
+                     column: str = "time column") -> Callable:
+    """The Column -> time_partition function, after checking ``partition`` against the
+    time's kind: 'day' for timestamps, a number > 0 (the bucket size) for numbers."""
+    if timestamps and partition != "day":
+        raise InvalidParameterError(function, "partition", f"'day' (the {column} is a timestamp)", partition,
+                                    model=model)
+    if not timestamps and (isinstance(partition, bool) or not isinstance(partition, (int, float)) or partition <= 0):
+        raise InvalidParameterError(function, "partition", f"a number > 0 (the {column} is numeric)", partition,
+                                    model=model)
+    from pyspark.sql import functions as F
+
+    def partition_of(value):
+        return F.to_date(value) if timestamps else F.floor(value / F.lit(partition)) * F.lit(partition)
+
+    return partition_of
+
+
+def require_time_partition(previous, function: str, model: str | None) -> None:
+    if "time_partition" not in previous.columns:
+        raise InvalidParameterError(function, "previous", "a table this function built (it has time_partition); "
+                                    "rebuild it once with --full-refresh",
+                                    f"a table with columns {', '.join(previous.columns)}", model=model)
+
+
+def suffixed(frame, groups: Sequence[str], suffix: str):
+    """``frame`` with its group columns renamed <group><suffix> (to join back on them)."""
+    from pyspark.sql import functions as F
+
+    return frame.select(*[F.col(g).alias(g + suffix) for g in groups], *[c for c in frame.columns if c not in groups])
+
+
+def null_safe_match(left, right, groups: Sequence[str], suffix: str):
+    """left's group keys equal right's (suffixed), NULL equal to NULL: a NULL key is a group."""
+    from pyspark.sql import functions as F
+
+    condition = F.lit(True)
+    for g in groups:
+        condition = condition & left[g].eqNullSafe(right[g + suffix])
+    return condition
+
+
+def group_condition(row, groups: Sequence[str]):
+    """The rows of the group ``row`` names (NULL keys included)."""
+    from pyspark.sql import functions as F
+
+    condition = F.lit(True)
+    for g in groups:
+        condition = condition & F.col(g).eqNullSafe(F.lit(row[g]))
+    return condition
+
+
+def split_at_latest(df, latest, groups: Sequence[str], start: str, arrival: str, new_value: Callable):
+    """One pass over the input's (group, start, arrival) columns, with each group's
+    latest processed start broadcast (``latest``: the group columns suffixed
+    '__latest' and ``_sw_latest``; a group it lacks has processed nothing). Returns
+    (late, earliest, joined): ``late`` is the group row of a group holding a row that
+    starts before its latest start and arrived after a row starting at or after it (a
+    late row, which fails the run as it fails a full build), else None; ``earliest``
+    the least ``new_value(start, latest)`` over the input (None if all are NULL); and
+    ``joined`` the input's columns with ``_sw_latest``, for further questions."""
+    from pyspark.sql import functions as F
+
+    events = df.select(*groups, F.col(start).alias("_sw_start"), F.col(arrival).alias("_sw_arrival"))
+    joined = events.join(F.broadcast(latest), null_safe_match(events, latest, groups, "__latest"), "left")
+    before = F.col("_sw_latest").isNotNull() & (F.col("_sw_start") < F.col("_sw_latest"))
+    per_group = joined.groupBy(*groups).agg(
+        F.max(F.when(before, F.col("_sw_arrival"))).alias("_sw_last_before"),
+        F.min(F.when(~before, F.col("_sw_arrival"))).alias("_sw_first_from"),
+        F.min(new_value(F.col("_sw_start"), F.col("_sw_latest"))).alias("_sw_new"),
+    )
+    per_group = per_group.cache()  # two small answers from one pass over the input
+    try:
+        late = per_group.where(F.col("_sw_last_before") > F.col("_sw_first_from")).limit(1).collect()
+        if late:
+            return late[0], None, joined
+        return None, per_group.agg(F.min("_sw_new").alias("x")).first()["x"], joined
+    finally:
+        per_group.unpersist()

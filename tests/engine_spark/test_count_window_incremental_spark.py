@@ -1,0 +1,84 @@
+"""Count windows with user aggregates in scheduled runs (count_window_incremental_spark):
+batch after batch, with each run's rows written by dynamic partition overwrite (as dbt's
+insert_overwrite does), the table ends equal to one full build, whatever the cuts
+(groups that reach N start times late, tied start times, gaps); a late event fails the
+run with the OutOfOrder error of a full build."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from streamwindows import InvalidParameterError, OutOfOrderError, time_weighted_average
+from streamwindows.spark import count_window_incremental_spark
+from tests.engine_spark.test_interval_incremental_spark import long_stream, overwrite
+from tests.engine_spark.test_per_group_engines_spark import SCHEMA, events, same_rows
+
+OPTIONS = dict(time="t0", end="t1", group_by="g", arrival="seq", partition=5,
+               aggregates={"k": "count(*)", "s": "sum(v)", "hi": "max(v)"},
+               user_aggregates={"twa": time_weighted_average("v")})
+
+
+def build_in_batches(spark, frame: pd.DataFrame, cuts, **options) -> pd.DataFrame:
+    table, schema = None, None
+    for cut in cuts:
+        previous = None if table is None else spark.createDataFrame(table, schema)
+        batch = count_window_incremental_spark(spark.createDataFrame(frame.iloc[:cut], SCHEMA), previous, **options)
+        written = batch.toPandas()
+        assert written["time_partition"].isna().eq(~written["is_final"]).all()
+        table, schema = overwrite(table, written), batch.schema
+    return table
+
+
+def full_build(spark, frame: pd.DataFrame, **options) -> pd.DataFrame:
+    return count_window_incremental_spark(spark.createDataFrame(frame, SCHEMA), None, **options).toPandas()
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+@given(frame=events(), n=st.integers(1, 3), data=st.data())
+def test_batches_equal_a_full_build(spark, frame, n, data):
+    cuts = sorted(set(data.draw(st.lists(st.integers(1, len(frame)), max_size=3)))) + [len(frame)]
+    options = {**OPTIONS, "n": n}
+    same_rows(build_in_batches(spark, frame, cuts, **options), full_build(spark, frame, **options), ["g", "point_at"])
+
+
+def test_many_groups_across_a_gap_equal_a_full_build(spark):
+    frame = long_stream()
+    cuts = [40, 150, 151, 700, 1199, 1201, 1600, 2000]  # groups still short of N at 40; a cut past the gap
+    options = {**OPTIONS, "n": 4}
+    built = build_in_batches(spark, frame, cuts, **options)
+    expected = full_build(spark, frame, **options)
+    assert len(built) == len(expected) > 1500
+    assert (~expected["is_final"]).sum() == frame["g"].nunique(dropna=False)  # one provisional window a group
+    same_rows(built, expected, ["g", "point_at"])
+
+
+def test_a_late_event_fails_the_run_with_out_of_order(spark):
+    frame = long_stream(n=600)
+    options = {**OPTIONS, "n": 3}
+    previous = spark.createDataFrame(full_build(spark, frame.iloc[:500], **options))
+    late = pd.concat([frame.iloc[:500], frame.iloc[[30]].assign(seq=10**6)], ignore_index=True)
+    with pytest.raises(OutOfOrderError) as raised:
+        count_window_incremental_spark(spark.createDataFrame(late, SCHEMA), previous, **options)
+    assert raised.value.seq == 10**6
+    assert raised.value.group == {"g": frame["g"].iloc[30]}
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    pytest.param(dict(partition="day"), "`partition` must be a number > 0", id="day over numeric times"),
+    pytest.param(dict(partition=-1), "`partition` must be a number > 0", id="negative partition"),
+    pytest.param(dict(arrival=None), "`arrival` must be a column giving arrival order", id="no arrival order"),
+])
+def test_invalid_parameters(spark, options, message):
+    frame = spark.createDataFrame(long_stream(n=20), SCHEMA)
+    with pytest.raises(InvalidParameterError, match=message):
+        count_window_incremental_spark(frame, None, **{**OPTIONS, "n": 2, **options})
+
+
+def test_a_table_without_partitions_is_refused(spark):
+    frame = spark.createDataFrame(long_stream(n=50), SCHEMA)
+    table = count_window_incremental_spark(frame, None, **OPTIONS, n=2).drop("time_partition")
+    with pytest.raises(InvalidParameterError, match="rebuild it once with --full-refresh"):
+        count_window_incremental_spark(frame, table, **OPTIONS, n=2)
