@@ -197,7 +197,11 @@
   {%- set from_key = stream_windows._sw_partition_start(spec, from_key) -%}
   {%- set first_partition = ("date'" ~ modules.datetime.datetime.utcfromtimestamp(from_key / 1000000).strftime('%Y-%m-%d') ~ "'") if spec.kind == 'interval' else from_key -%}
   {%- do run_query('set ' ~ stream_windows._sw_recomputed_conf() ~ '=' ~ first_partition) -%}
-  {{ return({'from_key': from_key, 'input_from_key': (from_key - reach_past) if reach_past is not none else none, 'exclude': exclude, 'key': key}) }}
+  {#- fresh_groups_unseen_since_cut: how many groups have new rows and no processed row
+      from from_key's partition on (so possibly none at all: new groups); an
+      input-watermark plan counts them, others give none (unknown). -#}
+  {{ return({'from_key': from_key, 'input_from_key': (from_key - reach_past) if reach_past is not none else none, 'exclude': exclude, 'key': key,
+      'fresh_groups_unseen_since_cut': now['reopened'] if watermark_from == 'input' else none}) }}
 {% endmacro %}
 
 {% macro _sw_recomputed_conf() %}
