@@ -341,11 +341,10 @@ where {{ key }} >= {{ cut }}
   {%- set key_of = 'select ' ~ bounds.key ~ ' as _sw_period from (select timestamp_micros(%s) as _sw_time) as _sw_instant' -%}
   {%- set start_of = 'select unix_micros(cast(' ~ bounds.start ~ ' as timestamp)) as s from (' ~ key_of ~ ') as _sw_key' -%}
   {%- set x = stream_windows._sw_partition_start(inc, run_query(start_of | format(plan.from_key)).rows[0]['s'] | int) -%}
-  {#- No filter on time_partition here: the Derby metastore can fail to filter a date
-      partition by equality (INTERNAL_ERROR_HIVE_METASTORE_PARTITION_FILTER), and the
-      table is small (entities x periods). -#}
-  {#- The span's first period: the first partition's (read from the metastore, so
-      that the query reads one partition's files, not the table's). -#}
+  {#- The span's first period: the first partition's, named by the metastore, so that
+      the query reads one partition's files, not the table's. The filter is <=, not =:
+      the Derby metastore can fail to filter a date partition by equality
+      (INTERNAL_ERROR_HIVE_METASTORE_PARTITION_FILTER). -#}
   {%- set first_partition = run_query('show partitions ' ~ this).columns[0].values() | map('replace', 'time_partition=', '') | min -%}
   {%- set span_first = run_query('select unix_micros(min(period_start)) as s from ' ~ this ~ " where time_partition <= date'" ~ first_partition ~ "'").rows[0]['s'] | int -%}
   {%- set kept = (' and not ' ~ plan.exclude) if plan.exclude else '' -%}
