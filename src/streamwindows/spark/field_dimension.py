@@ -344,9 +344,9 @@ def field_dimension_incremental_spark(
         return result
     result = with_partition(result)
     # The closed windows already in the latest emitted_at's partition, written again
-    # with the new ones (the filter on the partition column reads that partition only).
-    latest = closed.select(partition_of(F.lit(state["last_emitted_at"])).alias("p")).first()["p"]
-    kept = closed.where(F.col("time_partition") == F.lit(latest))
+    # with the new ones (the filter folds to a literal on the partition column, so it
+    # reads that partition only; no Spark job to name it).
+    kept = closed.where(F.col("time_partition") == partition_of(F.lit(state["last_emitted_at"])))
     return kept.select(*result.columns).unionByName(result)
 
 
