@@ -90,8 +90,12 @@
   {#- What this run recomputes: none for a full build, else {'from_key': the first
       recomputed partition's start, 'input_from_key': from_key - reach_past (none when
       the lookback is counted in rows), 'exclude': a condition on input rows that
-      never enter a window (audited late rows) or none}. reach_past/reach_future are
-      in key units.
+      never enter a window (audited late rows) or none, 'key', and two that only an
+      input-watermark plan knows (others give none): 'fresh_groups_unseen_since_cut'
+      (below) and 'kept_key_range', {'from_key', 'lo', 'hi'}: the smallest and largest
+      key of the kept input rows with keys from from_key on (the first recomputed
+      partition's start before a reopen moved it back), from the same aggregation}. reach_past/reach_future are in key
+      units.
       watermark_from 'input' is for windows whose rows do not show every input row
       they hold (a count window's output has no arrival position, and a group with
       fewer than N start times has no row yet): W and S are then taken from the input
@@ -176,10 +180,12 @@
     {%- set group_select = partitions | join(', ') if partitions else '1 as _sw_all' -%}
     {%- set kept = (' and not ' ~ exclude) if exclude else '' -%}
     {%- set touched = 'select ' ~ group_select ~ ', max(case when ' ~ arrival_order ~ ' > ' ~ s ~ ' then ' ~ key ~ ' end) as _sw_fresh_w, max(case when '
-        ~ arrival_order ~ ' <= ' ~ s ~ ' then ' ~ key ~ ' end) as _sw_seen_w, max(' ~ arrival_order ~ ') as _sw_s from ' ~ relation ~ ' as _sw_input where '
+        ~ arrival_order ~ ' <= ' ~ s ~ ' then ' ~ key ~ ' end) as _sw_seen_w, max(' ~ arrival_order ~ ') as _sw_s, min(' ~ key ~ ') as _sw_lo from ' ~ relation ~ ' as _sw_input where '
         ~ key ~ ' >= ' ~ lo ~ kept ~ ' group by ' ~ groups | join(', ') -%}
     {%- set now = run_query('select cast(max(_sw_fresh_w) as string) as w, cast(max(_sw_s) as string) as s, '
-        ~ 'count(case when _sw_fresh_w is not null and _sw_seen_w is null then 1 end) as reopened from (' ~ touched ~ ') as _sw_touched').rows[0] -%}
+        ~ 'count(case when _sw_fresh_w is not null and _sw_seen_w is null then 1 end) as reopened, '
+        ~ 'cast(min(_sw_lo) as string) as lo, cast(max(greatest(_sw_fresh_w, _sw_seen_w)) as string) as hi from (' ~ touched ~ ') as _sw_touched').rows[0] -%}
+    {%- set kept_key_range = {'from_key': lo, 'lo': now['lo'], 'hi': now['hi']} -%}
     {%- if reopen and now['reopened'] > 0 -%}
       {%- set on = [] -%}
       {%- for column in groups -%}{%- do on.append('_sw_older.' ~ column ~ ' <=> _sw_touched.' ~ column) -%}{%- endfor -%}
@@ -201,7 +207,8 @@
       from from_key's partition on (so possibly none at all: new groups); an
       input-watermark plan counts them, others give none (unknown). -#}
   {{ return({'from_key': from_key, 'input_from_key': (from_key - reach_past) if reach_past is not none else none, 'exclude': exclude, 'key': key,
-      'fresh_groups_unseen_since_cut': now['reopened'] if watermark_from == 'input' else none}) }}
+      'fresh_groups_unseen_since_cut': now['reopened'] if watermark_from == 'input' else none,
+      'kept_key_range': kept_key_range if watermark_from == 'input' else none}) }}
 {% endmacro %}
 
 {% macro _sw_recomputed_conf() %}

@@ -137,6 +137,23 @@ def test_a_late_row_fails_the_run_by_default_and_writes_nothing(replay):
     assert after == before
 
 
+def test_a_null_time_in_a_new_batch_fails_the_cron_run_and_writes_nothing(replay):
+    """The cron window's run reads the new rows' time range from the plan's aggregation,
+    which skips a NULL time: the run's own SELECT must still fail on it, naming it."""
+    spark, total, arrive = replay
+    model = "hourly_temperatures_city_fenl_days"
+    arrive("seq <= 500")
+    run_dbt("run", "--select", model, "--full-refresh")
+    before = spark.sql(f"select * from {SCHEMA}.{model}").collect()
+    spark.sql(f"insert into {SEED} select * from {FULL} where seq > 500 and seq <= 520")
+    spark.sql(f"insert into {SEED} select {total + 1} as seq, cast(null as timestamp) as reading_at, "
+              "'Seattle' as city, 50.0 as temp_f")
+    with pytest.raises(DbtFailure, match=rf"fenl_aggregate\(\) in model {model}: `time_column` reading_at is NULL "
+                                         rf"at city=Seattle, arrival position {total + 1}"):
+        run_dbt("run", "--select", model)
+    assert sorted(spark.sql(f"select * from {SCHEMA}.{model}").collect()) == sorted(before)
+
+
 def test_audit_keeps_late_rows_out_of_the_windows_and_records_them(replay):
     spark, total, arrive = replay
     arrive("seq <= 500")

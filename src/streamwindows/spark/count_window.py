@@ -127,16 +127,19 @@ def count_window_incremental_spark(
     # partition: reading it prunes every other).
     latest = suffixed(previous.where(F.col("time_partition").isNull()).groupBy(*groups)
                       .agg(F.max("point_at").alias("_sw_latest")), groups, "__latest")
-    late, closing, joined = split_at_latest(  # the least P that a later start closes
+    late, closing, unseen, joined = split_at_latest(  # the least P that a later start closes
         df, latest, groups, time, arrival,
         lambda begins, latest_start: F.when(latest_start.isNotNull() & (begins > latest_start), latest_start))
     if late is not None:
         _raise_out_of_order(df, late, groups, options)
-    # A group without a window yet gets its first at its Nth distinct start time.
-    starts = joined.where(F.col("_sw_latest").isNull()).select(*groups, "_sw_start").distinct()
-    by_group = Window.partitionBy(*groups) if groups else Window.partitionBy()
-    ranked = starts.withColumn("_sw_rank", F.row_number().over(by_group.orderBy("_sw_start")))
-    first_window = ranked.where(F.col("_sw_rank") == n).agg(F.min("_sw_start").alias("x")).first()["x"]
+    # A group without a window yet gets its first at its Nth distinct start time (a
+    # second pass over the input, only when the first found such a group).
+    first_window = None
+    if unseen:
+        starts = joined.where(F.col("_sw_latest").isNull()).select(*groups, "_sw_start").distinct()
+        by_group = Window.partitionBy(*groups) if groups else Window.partitionBy()
+        ranked = starts.withColumn("_sw_rank", F.row_number().over(by_group.orderBy("_sw_start")))
+        first_window = ranked.where(F.col("_sw_rank") == n).agg(F.min("_sw_start").alias("x")).first()["x"]
     earliest = min((x for x in (closing, first_window) if x is not None), default=None)
 
     # The partitions from X's on, and the provisional windows (NULL partition).

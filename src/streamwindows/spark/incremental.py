@@ -67,10 +67,11 @@ def split_at_latest(df, latest, groups: Sequence[str], start: str, arrival: str,
     """One pass over the input's (group, start, arrival) columns, with each group's
     latest processed start broadcast (``latest``: the group columns suffixed
     '__latest' and ``_sw_latest``; a group it lacks has processed nothing). Returns
-    (late, earliest, joined): ``late`` is the group row of a group holding a row that
-    starts before its latest start and arrived after a row starting at or after it (a
-    late row, which fails the run as it fails a full build), else None; ``earliest``
-    the least ``new_value(start, latest)`` over the input (None if all are NULL); and
+    (late, earliest, unseen, joined): ``late`` is the group row of a group holding a row
+    that starts before its latest start and arrived after a row starting at or after it
+    (a late row, which fails the run as it fails a full build), else None; ``earliest``
+    the least ``new_value(start, latest)`` over the input (None if all are NULL);
+    ``unseen`` how many of the input's groups ``latest`` lacks (None when ``late``); and
     ``joined`` the input's columns with ``_sw_latest``, for further questions."""
     from pyspark.sql import functions as F
 
@@ -81,12 +82,14 @@ def split_at_latest(df, latest, groups: Sequence[str], start: str, arrival: str,
         F.max(F.when(before, F.col("_sw_arrival"))).alias("_sw_last_before"),
         F.min(F.when(~before, F.col("_sw_arrival"))).alias("_sw_first_from"),
         F.min(new_value(F.col("_sw_start"), F.col("_sw_latest"))).alias("_sw_new"),
+        F.max(F.col("_sw_latest").isNull().cast("int")).alias("_sw_unseen"),
     )
     per_group = per_group.cache()  # two small answers from one pass over the input
     try:
         late = per_group.where(F.col("_sw_last_before") > F.col("_sw_first_from")).limit(1).collect()
         if late:
-            return late[0], None, joined
-        return None, per_group.agg(F.min("_sw_new").alias("x")).first()["x"], joined
+            return late[0], None, None, joined
+        answer = per_group.agg(F.min("_sw_new").alias("x"), F.sum("_sw_unseen").alias("unseen")).first()
+        return None, answer["x"], answer["unseen"] or 0, joined
     finally:
         per_group.unpersist()

@@ -122,7 +122,7 @@ def interval_aggregate_incremental_spark(
     # partition: reading them prunes every other).
     open_pieces = previous.where(F.col("time_partition").isNull())
     latest = suffixed(open_pieces.groupBy(*groups).agg(F.min("window_start").alias("_sw_latest")), groups, "__latest")
-    late, earliest_new, _ = split_at_latest(
+    late, earliest_new, _, _ = split_at_latest(
         df, latest, groups, start, arrival,
         lambda begins, latest_start: F.when(latest_start.isNull() | (begins > latest_start), begins))
     if late is not None:
