@@ -94,8 +94,8 @@
       input-watermark plan knows (others give none): 'fresh_groups_unseen_since_cut'
       (below) and 'kept_key_range', {'from_key', 'lo', 'hi'}: the smallest and largest
       key of the kept input rows with keys from from_key on (the first recomputed
-      partition's start before a reopen moved it back), from the same aggregation}. reach_past/reach_future are in key
-      units.
+      partition's start before a reopen moved it back), from the same aggregation}.
+      reach_past/reach_future are in key units.
       watermark_from 'input' is for windows whose rows do not show every input row
       they hold (a count window's output has no arrival position, and a group with
       fewer than N start times has no row yet): W and S are then taken from the input
