@@ -45,3 +45,24 @@
     {%- endfor -%}
   {%- endif -%}
 {% endmacro %}
+
+{% macro _sw_checked_time(macro_name, relation, groups, time_column, arrival_order, checked_column=false) %}
+  {#- `relation` with a NULL time failing the query, naming the model, the group and
+      the arrival position, instead of the row silently falling out of every window
+      (or, in a RANGE frame, forming a window of its own). -#}
+  {%- set model_name = model.name if model is defined and model is not none and model.name is defined else 'unknown model' -%}
+  {%- set place = [] -%}
+  {%- for column in groups -%}{%- do place.append("concat('" ~ column ~ "=', coalesce(cast(" ~ column ~ " as string), 'NULL'))") -%}{%- endfor -%}
+  {%- if arrival_order -%}{%- do place.append("concat('arrival position ', coalesce(cast(" ~ arrival_order ~ " as string), 'NULL'))") -%}{%- endif -%}
+  {%- set message = "concat('" ~ macro_name ~ "() in model " ~ model_name ~ ": `time_column` " ~ time_column ~ " is NULL at ', "
+      ~ (("concat_ws(', ', " ~ place | join(', ') ~ ")") if place else "'a row'") ~ ")" -%}
+  {%- if checked_column -%}
+    {#- The check inside the time column itself: a filter on the time (say, key >= X)
+        lets Spark infer `time is not null` and evaluate that first, dropping the NULL
+        row before a check in a separate filter could fail on it; any filter on this
+        column evaluates the check. -#}
+    {{ return('(select * except (' ~ time_column ~ '), case when ' ~ time_column ~ ' is null then raise_error(' ~ message ~ ') else '
+        ~ time_column ~ ' end as ' ~ time_column ~ ' from ' ~ relation ~ ')') }}
+  {%- endif -%}
+  {{ return('(select * from ' ~ relation ~ ' where case when ' ~ time_column ~ ' is null then raise_error(' ~ message ~ ') else true end)') }}
+{% endmacro %}

@@ -53,7 +53,7 @@
   {%- if inc is not none and passthrough and (time_column not in passthrough or arrival_order not in passthrough) -%}
     {{ stream_windows._sw_fail(macro_name, 'columns', 'a list holding the time column and the arrival order for an incremental build (' ~ time_column ~ ', ' ~ arrival_order ~ ')', passthrough) }}
   {%- endif -%}
-  {%- set checked = stream_windows._sw_fenl_checked_input(macro_name, relation, entities, time_column, arrival_order) -%}
+  {%- set checked = stream_windows._sw_checked_time(macro_name, relation, entities, time_column, arrival_order) -%}
   {%- if inc is not none -%}
     {{ return(stream_windows._sw_fenl_incremental(macro_name, relation, checked, entities, time_column, arrival_order, pipelines, spec, passthrough, inc, incremental, time_zone)) }}
   {%- endif -%}
@@ -99,25 +99,6 @@
     {%- do pipelines.append({'name': name, 'stages': stages}) -%}
   {%- endfor -%}
   {{ return(pipelines) }}
-{% endmacro %}
-
-{% macro _sw_fenl_checked_input(macro_name, relation, entities, time_column, arrival_order, checked_column=false) %}
-  {#- The input with a NULL time failing the query, naming the model, the entity and
-      the arrival position, instead of the row silently falling out of every window. -#}
-  {%- set model_name = model.name if model is defined and model is not none and model.name is defined else 'unknown model' -%}
-  {%- set where = [] -%}
-  {%- for column in entities -%}{%- do where.append("concat('" ~ column ~ "=', coalesce(cast(" ~ column ~ " as string), 'NULL'))") -%}{%- endfor -%}
-  {%- set position = ("', arrival position ', coalesce(cast(" ~ arrival_order ~ " as string), 'NULL')") if arrival_order else "''" -%}
-  {%- set message = "concat('" ~ macro_name ~ "() in model " ~ model_name ~ ": `time_column` " ~ time_column ~ " is NULL at ', concat_ws(', ', " ~ where | join(', ') ~ "), " ~ position ~ ")" -%}
-  {%- if checked_column -%}
-    {#- The check inside the time column itself: a filter on the time (say, key >= X)
-        lets Spark infer `time is not null` and evaluate that first, dropping the NULL
-        row before a check in a separate filter could fail on it; any filter on this
-        column evaluates the check. -#}
-    {{ return('(select * except (' ~ time_column ~ '), case when ' ~ time_column ~ ' is null then raise_error(' ~ message ~ ') else '
-        ~ time_column ~ ' end as ' ~ time_column ~ ' from ' ~ relation ~ ')') }}
-  {%- endif -%}
-  {{ return('(select * from ' ~ relation ~ ' where case when ' ~ time_column ~ ' is null then raise_error(' ~ message ~ ') else true end)') }}
 {% endmacro %}
 
 {% macro _sw_fenl_stage_expr(agg, value, over) %}

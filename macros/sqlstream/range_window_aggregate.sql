@@ -52,7 +52,7 @@
   {%- for column in passthrough -%}{%- do wanted.append(('columns', column)) -%}{%- endfor -%}
   {{- stream_windows._sw_check_columns_exist(macro_name, relation, wanted) -}}
   {%- set mask = '_sw_is_bound' if bounds is not none else none -%}
-  {%- set source = stream_windows._sw_source_with_bounds(macro_name, relation, bounds, time_column, arrival_order, passthrough, wanted) -%}
+  {%- set source = stream_windows._sw_source_with_bounds(macro_name, relation, bounds, time_column, arrival_order, partitions, passthrough, wanted) -%}
   {%- set spec = stream_windows._sw_incremental_spec(macro_name, incremental, time_column, window_range.kind) -%}
   {%- set plan = none -%}
   {%- if spec is not none -%}
@@ -158,14 +158,16 @@ where {{ kept | join(' and ') }}
 {%- endif %}
 {% endmacro %}
 
-{% macro _sw_source_with_bounds(macro_name, relation, bounds, time_column, arrival_order, passthrough, wanted) %}
+{% macro _sw_source_with_bounds(macro_name, relation, bounds, time_column, arrival_order, partitions, passthrough, wanted) %}
   {#- The input, or the input with the rowtime bounds appended as rows that carry
       only a time (and an arrival position): NULL everywhere else, flagged
       _sw_is_bound. The union needs the input's columns: the passthrough `columns`,
-      or those of a ref()/source() relation. -#}
+      or those of a ref()/source() relation. A NULL time (input or bound) fails the
+      query, naming the row. -#}
   {%- if bounds is none -%}
-    {{ return('(select * from ' ~ relation ~ ')') }}
+    {{ return(stream_windows._sw_checked_time(macro_name, relation, partitions, time_column, arrival_order)) }}
   {%- endif -%}
+  {%- set bounds = stream_windows._sw_checked_time(macro_name, bounds, [], time_column, arrival_order) -%}
   {%- if passthrough -%}
     {%- set names = [] -%}
     {%- for argument, column in wanted if column not in names -%}{%- do names.append(column) -%}{%- endfor -%}
@@ -180,6 +182,6 @@ where {{ kept | join(' and ') }}
     {%- do data_cols.append(name) -%}
     {%- do bound_cols.append(name if name in (time_column, arrival_order) else 'null as ' ~ name) -%}
   {%- endfor -%}
-  {{ return('(select ' ~ data_cols | join(', ') ~ ', false as _sw_is_bound from ' ~ relation
+  {{ return('(select ' ~ data_cols | join(', ') ~ ', false as _sw_is_bound from ' ~ stream_windows._sw_checked_time(macro_name, relation, partitions, time_column, arrival_order)
             ~ ' union all select ' ~ bound_cols | join(', ') ~ ', true as _sw_is_bound from ' ~ bounds ~ ')') }}
 {% endmacro %}

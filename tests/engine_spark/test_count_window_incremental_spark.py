@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from streamwindows import InvalidParameterError, OutOfOrderError, time_weighted_average
+from streamwindows import InvalidParameterError, NullFieldError, OutOfOrderError, time_weighted_average
 from streamwindows.spark import count_window_incremental_spark
-from tests.engine_spark.test_interval_incremental_spark import long_stream, overwrite
+from tests.engine_spark.test_interval_incremental_spark import long_stream, overwrite, with_a_new_null
 from tests.engine_spark.test_per_group_engines_spark import SCHEMA, events, same_rows
 
 OPTIONS = dict(time="t0", end="t1", group_by="g", arrival="seq", partition=5,
@@ -64,6 +64,23 @@ def test_a_late_event_fails_the_run_with_out_of_order(spark):
         count_window_incremental_spark(spark.createDataFrame(late, SCHEMA), previous, **options)
     assert raised.value.seq == 10**6
     assert raised.value.group == {"g": frame["g"].iloc[30]}
+
+
+@pytest.mark.parametrize("column", ["t0", "t1"])
+def test_a_null_time_in_a_new_batch_fails_the_run(spark, column):
+    """The run feeds each group's events from its cut on (t0 >= cut): a NULL would fall
+    out of that filter unseen, so the run fails on it as a full build does."""
+    frame = long_stream(n=600)
+    options = {**OPTIONS, "n": 3}
+    previous = spark.createDataFrame(full_build(spark, frame.iloc[:500], **options))
+    batch = with_a_new_null(frame.iloc[:550], column, 520)
+    with pytest.raises(NullFieldError) as raised:
+        count_window_incremental_spark(spark.createDataFrame(batch, SCHEMA), previous, **options)
+    assert (raised.value.field, raised.value.seq, raised.value.group) == (column, 10**6, {"g": frame["g"].iloc[520]})
+    # A full build names it too (Arrow hands the engine a NULL bigint as a float: the
+    # engine would refuse the column's type instead).
+    with pytest.raises(Exception, match=rf"NULL field: `{column}` is NULL at arrival position \d+ \(seq 1000000\)"):
+        full_build(spark, batch, **options)
 
 
 @pytest.mark.parametrize(("options", "message"), [

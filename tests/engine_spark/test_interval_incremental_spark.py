@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from streamwindows import InvalidParameterError, OutOfOrderError
+from streamwindows import InvalidParameterError, NullFieldError, OutOfOrderError
 from streamwindows.spark import interval_aggregate_incremental_spark
 from tests.engine_spark.test_per_group_engines_spark import SCHEMA, events, same_rows
 
@@ -88,6 +88,27 @@ def test_a_late_row_fails_the_run_with_out_of_order(spark):
         interval_aggregate_incremental_spark(spark.createDataFrame(late, SCHEMA), previous, **OPTIONS)
     assert raised.value.seq == 10**6
     assert raised.value.group == {"g": frame["g"].iloc[30]}
+
+
+def with_a_new_null(frame: pd.DataFrame, column: str, copied: int) -> pd.DataFrame:
+    """``frame`` and after it a copy of row ``copied`` arriving last (seq 10**6) with a
+    NULL ``column``."""
+    batch = pd.concat([frame, frame.iloc[[copied]].assign(seq=10**6)], ignore_index=True)
+    batch[column] = batch[column].astype(object)  # a NULL, not NaN, in a bigint column
+    batch.loc[len(batch) - 1, column] = None
+    return batch
+
+
+@pytest.mark.parametrize("column", ["t0", "t1"])
+def test_a_null_start_or_end_in_a_new_batch_fails_the_run(spark, column):
+    """The run feeds each group's rows that end after its cut (t1 > cut): a NULL would
+    fall out of that filter unseen, so the run fails on it as a full build does."""
+    frame = long_stream(n=600)
+    previous = spark.createDataFrame(full_build(spark, frame.iloc[:500], **OPTIONS))
+    with pytest.raises(NullFieldError) as raised:
+        interval_aggregate_incremental_spark(spark.createDataFrame(with_a_new_null(frame.iloc[:550], column, 520),
+                                                                   SCHEMA), previous, **OPTIONS)
+    assert (raised.value.field, raised.value.seq, raised.value.group) == (column, 10**6, {"g": frame["g"].iloc[520]})
 
 
 @pytest.mark.parametrize(("options", "message"), [

@@ -15,6 +15,7 @@ tests see the full tables.
 from __future__ import annotations
 
 import random
+import re
 import shutil
 from pathlib import Path
 from urllib.parse import urlparse
@@ -137,21 +138,32 @@ def test_a_late_row_fails_the_run_by_default_and_writes_nothing(replay):
     assert after == before
 
 
-def test_a_null_time_in_a_new_batch_fails_the_cron_run_and_writes_nothing(replay):
-    """The cron window's run reads the new rows' time range from the plan's aggregation,
-    which skips a NULL time: the run's own SELECT must still fail on it, naming it."""
+# The models that read the readings one by one (the pairs model joins two cities'
+# readings of one hour first).
+READING_MODELS = [m for m in MODELS if m != "hourly_temperatures_city_pair_daily_partials"]
+
+
+def test_a_null_time_in_a_new_batch_fails_every_incremental_run_and_writes_nothing(replay):
+    """A scheduled run reads the new rows through filters on the time (key >= X), from
+    which Spark infers `time is not null`: a NULL time would fall out unseen. Each
+    mechanism's run must fail on it instead, as a full build does, naming the row, and
+    leave its table as it was."""
     spark, total, arrive = replay
-    model = "hourly_temperatures_city_fenl_days"
     arrive("seq <= 500")
-    run_dbt("run", "--select", model, "--full-refresh")
-    before = spark.sql(f"select * from {SCHEMA}.{model}").collect()
+    run_dbt("run", "--select", *READING_MODELS, "--full-refresh")
+    before = {m: sorted(spark.sql(f"select * from {SCHEMA}.{m}").collect()) for m in READING_MODELS}
     spark.sql(f"insert into {SEED} select * from {FULL} where seq > 500 and seq <= 520")
     spark.sql(f"insert into {SEED} select {total + 1} as seq, cast(null as timestamp) as reading_at, "
               "'Seattle' as city, 50.0 as temp_f")
-    with pytest.raises(DbtFailure, match=rf"fenl_aggregate\(\) in model {model}: `time_column` reading_at is NULL "
-                                         rf"at city=Seattle, arrival position {total + 1}"):
-        run_dbt("run", "--select", model)
-    assert sorted(spark.sql(f"select * from {SCHEMA}.{model}").collect()) == sorted(before)
+    result = run_dbt("run", "--select", *READING_MODELS, expect_success=False)
+    messages = {r.node.name: " ".join(str(r.message).split()) for r in result.result.results}
+    in_sql = rf"\(\) in model {{}}: `time_column` reading_at is NULL at city=Seattle, arrival position {total + 1}\b"
+    in_python = (rf"model '{{}}': NULL field: `reading_at` is NULL at arrival position \d+ \(seq {total + 1}\) "
+                 r"in group \{{'city': 'Seattle'\}}")
+    for model in READING_MODELS:
+        python = model in (FIELD_WINDOW, INTERVALS)
+        assert re.search((in_python if python else in_sql).format(model), messages[model]), (model, messages[model])
+        assert sorted(spark.sql(f"select * from {SCHEMA}.{model}").collect()) == before[model], model
 
 
 def test_audit_keeps_late_rows_out_of_the_windows_and_records_them(replay):

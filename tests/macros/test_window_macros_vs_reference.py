@@ -156,3 +156,22 @@ def test_final_only_keeps_final_rows_and_bounds(spark):
     }
     final = {r["seq"] for r in spark.sql(compiled(call + ", final_only=true) }}")).collect()}
     assert final == {1, 2, 3, 5}
+
+
+@pytest.mark.parametrize("bounds", [None, "sw_bounds"], ids=["plain", "with bounds"])
+def test_a_null_time_fails_naming_partition_and_position(spark, bounds):
+    """A RANGE frame would put a NULL time in a window of its own NULL peers: the
+    contract makes it an error naming the row instead (a bound's NULL time too)."""
+    spark.sql(
+        "create or replace temp view sw_trades as select * from values "
+        "(1, 0, 'a', 1), (2, cast(null as int), 'b', 2), (3, 5, 'a', 3) as t(seq, t, p, v)"
+    )
+    spark.sql("create or replace temp view sw_bounds as select * from values (4, 9) as b(seq, t)")
+    bounds_argument = f"'{bounds}'" if bounds else "none"
+    sql = compiled(
+        "{{ range_window_aggregate('sw_trades', time_column='t', range=3, partition_by='p', arrival_order='seq', "
+        f"aggregates={{'sum_v': 'sum(v)'}}, columns=['seq', 't', 'p', 'v'], bounds={bounds_argument}) }}}}")
+    with pytest.raises(Exception) as error:
+        spark.sql(sql).collect()
+    assert "range_window_aggregate() in model inline_query: `time_column` t is NULL at p=b, arrival position 2" in str(
+        error.value)

@@ -25,7 +25,7 @@ from streamwindows.spark.incremental import (
     suffixed,
     time_partitioner,
 )
-from streamwindows.spark.per_group import apply_per_group
+from streamwindows.spark.per_group import apply_per_group, integral_columns, restore_integers
 
 
 def count_window_aggregate_spark(
@@ -52,7 +52,7 @@ def count_window_aggregate_spark(
     declared = {name: (user_aggregate_types or {}).get(name, "double") for name in (user_aggregates or {})}
     return apply_per_group(df, count_window_aggregate, options, group_by=groups,
                            time_columns=("point_at", "window_start", "window_end"), time_source=time,
-                           order_by=[arrival or time],
+                           order_by=[arrival or time], integer_inputs=[time, end, arrival],
                            declared_types=declared)
 
 
@@ -129,7 +129,8 @@ def count_window_incremental_spark(
                       .agg(F.max("point_at").alias("_sw_latest")), groups, "__latest")
     late, closing, unseen, joined = split_at_latest(  # the least P that a later start closes
         df, latest, groups, time, arrival,
-        lambda begins, latest_start: F.when(latest_start.isNotNull() & (begins > latest_start), latest_start))
+        lambda begins, latest_start: F.when(latest_start.isNotNull() & (begins > latest_start), latest_start),
+        required=[end] if end else [])
     if late is not None:
         _raise_out_of_order(df, late, groups, options)
     # A group without a window yet gets its first at its Nth distinct start time (a
@@ -155,11 +156,13 @@ def count_window_incremental_spark(
 
 def _raise_out_of_order(df, late, groups: Sequence[str], options: Mapping[str, Any]) -> None:
     """A group holds an event that starts before its latest processed start time and
-    arrived after it: replay that group on the driver, which raises the OutOfOrderError
-    a full build raises (naming the arrival position, the group and both start times)."""
+    arrived after it, or a NULL time: replay that group on the driver, which raises the
+    OutOfOrderError or NullFieldError a full build raises (naming the arrival position,
+    the group and the values)."""
     engine_options = {k: v for k, v in options.items() if k != "user_aggregate_types"}
-    frame = df.where(group_condition(late, groups)).toPandas()
+    frame = restore_integers(df.where(group_condition(late, groups)).toPandas(),
+                             integral_columns(df, [options["time"], options["end"], options["arrival"]]))
     frame = frame.sort_values(options["arrival"], kind="stable", ignore_index=True)
     count_window_aggregate(frame, **engine_options)
-    raise AssertionError(f"the arrival-order check found a late event in group {dict(late.asDict())} that the "
-                         "engine accepts")
+    raise AssertionError(f"the arrival-order check found a late or NULL event in group {dict(late.asDict())} "
+                         "that the engine accepts")

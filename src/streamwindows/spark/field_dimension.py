@@ -320,12 +320,17 @@ def field_dimension_incremental_spark(
         F.min(_SEQ).alias(GROUP_FIRST),
         F.max(F.when(below, F.col(_SEQ))).alias("last_below"),
         F.min(F.when(~below, F.col(_SEQ))).alias("first_above"),
+        # A NULL value or seq is neither below nor above the cut: the read below would
+        # drop it unseen, so the run fails on it as a full build does.
+        F.max((F.col(_VALUE).isNull() | F.col(_SEQ).isNull()).cast("int")).alias("has_null"),
     ).cache()
     try:
-        bounds = per_group.agg(F.max("last_below").alias("below"), F.min("first_above").alias("above")).first()
-        if None not in (bounds["below"], bounds["above"]) and bounds["below"] > bounds["above"]:
-            _check_arrival_order(stream, params, prepared.n_parts)  # a late row: raises, naming it
-            raise AssertionError("the arrival-order check passed on a late row")
+        bounds = per_group.agg(F.max("last_below").alias("below"), F.min("first_above").alias("above"),
+                               F.max("has_null").alias("has_null")).first()
+        late = None not in (bounds["below"], bounds["above"]) and bounds["below"] > bounds["above"]
+        if late or bounds["has_null"]:
+            _check_arrival_order(stream, params, prepared.n_parts)  # raises, naming the row
+            raise AssertionError("the arrival-order check passed on a late or NULL row")
         if bounds["above"] is None:  # no row reaches past the cut: nothing can close (or stay open)
             return with_partition(prepared.empty())
         reading = prepared.df.where(prepared.value > F.lit(cut).cast(prepared.coordinate_type))

@@ -63,30 +63,39 @@ def group_condition(row, groups: Sequence[str]):
     return condition
 
 
-def split_at_latest(df, latest, groups: Sequence[str], start: str, arrival: str, new_value: Callable):
+def split_at_latest(df, latest, groups: Sequence[str], start: str, arrival: str, new_value: Callable,
+                    required: Sequence[str] = ()):
     """One pass over the input's (group, start, arrival) columns, with each group's
     latest processed start broadcast (``latest``: the group columns suffixed
     '__latest' and ``_sw_latest``; a group it lacks has processed nothing). Returns
-    (late, earliest, unseen, joined): ``late`` is the group row of a group holding a row
-    that starts before its latest start and arrived after a row starting at or after it
-    (a late row, which fails the run as it fails a full build), else None; ``earliest``
-    the least ``new_value(start, latest)`` over the input (None if all are NULL);
-    ``unseen`` how many of the input's groups ``latest`` lacks (None when ``late``); and
-    ``joined`` the input's columns with ``_sw_latest``, for further questions."""
+    (late, earliest, unseen, joined): ``late`` is the group row of a group that fails a
+    full build, so fails the run too: it holds a row that starts before its latest
+    start and arrived after a row starting at or after it (a late row), or a NULL
+    start, arrival or ``required`` column (the run's time filters would drop that row
+    unseen); else None. ``earliest`` is the least ``new_value(start, latest)`` over the
+    input (None if all are NULL); ``unseen`` how many of the input's groups ``latest``
+    lacks (None when ``late``); and ``joined`` the input's columns with ``_sw_latest``,
+    for further questions."""
     from pyspark.sql import functions as F
 
-    events = df.select(*groups, F.col(start).alias("_sw_start"), F.col(arrival).alias("_sw_arrival"))
+    events = df.select(*groups, F.col(start).alias("_sw_start"), F.col(arrival).alias("_sw_arrival"),
+                       *[F.col(c).isNull().alias(f"_sw_null_{i}") for i, c in enumerate(required)])
     joined = events.join(F.broadcast(latest), null_safe_match(events, latest, groups, "__latest"), "left")
     before = F.col("_sw_latest").isNotNull() & (F.col("_sw_start") < F.col("_sw_latest"))
+    unplaceable = F.col("_sw_start").isNull() | F.col("_sw_arrival").isNull()
+    for i in range(len(required)):
+        unplaceable = unplaceable | F.col(f"_sw_null_{i}")
     per_group = joined.groupBy(*groups).agg(
         F.max(F.when(before, F.col("_sw_arrival"))).alias("_sw_last_before"),
         F.min(F.when(~before, F.col("_sw_arrival"))).alias("_sw_first_from"),
         F.min(new_value(F.col("_sw_start"), F.col("_sw_latest"))).alias("_sw_new"),
         F.max(F.col("_sw_latest").isNull().cast("int")).alias("_sw_unseen"),
+        F.max(unplaceable.cast("int")).alias("_sw_unplaceable"),
     )
     per_group = per_group.cache()  # two small answers from one pass over the input
     try:
-        late = per_group.where(F.col("_sw_last_before") > F.col("_sw_first_from")).limit(1).collect()
+        late = per_group.where((F.col("_sw_last_before") > F.col("_sw_first_from"))
+                               | (F.col("_sw_unplaceable") == 1)).limit(1).collect()
         if late:
             return late[0], None, None, joined
         answer = per_group.agg(F.min("_sw_new").alias("x"), F.sum("_sw_unseen").alias("unseen")).first()

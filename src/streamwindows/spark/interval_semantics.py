@@ -25,7 +25,7 @@ from streamwindows.spark.incremental import (
     suffixed,
     time_partitioner,
 )
-from streamwindows.spark.per_group import apply_per_group
+from streamwindows.spark.per_group import apply_per_group, integral_columns, restore_integers
 
 SPARK_FUNCTION = "interval_aggregate_spark"
 INCREMENTAL_FUNCTION = "interval_aggregate_incremental_spark"
@@ -55,7 +55,7 @@ def interval_aggregate_spark(
                    drain=drain, latency_optimized=latency_optimized, model=model)
     return apply_per_group(df, interval_aggregate, options, group_by=groups,
                            time_columns=("window_start", "window_end", "emitted_at"), time_source=start,
-                           order_by=[arrival or start])
+                           order_by=[arrival or start], integer_inputs=[start, end, arrival])
 
 
 def interval_aggregate_incremental_spark(
@@ -124,7 +124,7 @@ def interval_aggregate_incremental_spark(
     latest = suffixed(open_pieces.groupBy(*groups).agg(F.min("window_start").alias("_sw_latest")), groups, "__latest")
     late, earliest_new, _, _ = split_at_latest(
         df, latest, groups, start, arrival,
-        lambda begins, latest_start: F.when(latest_start.isNull() | (begins > latest_start), begins))
+        lambda begins, latest_start: F.when(latest_start.isNull() | (begins > latest_start), begins), required=[end])
     if late is not None:
         _raise_out_of_order(df, late, groups, options)
 
@@ -143,8 +143,11 @@ def interval_aggregate_incremental_spark(
 
 def _raise_out_of_order(df, late, groups: Sequence[str], options: Mapping[str, Any]) -> None:
     """A group holds a row that starts before its latest processed start and arrived
-    after it: replay that group on the driver, which raises the OutOfOrderError a full
-    build raises (naming the arrival position, the group and both starts)."""
-    interval_aggregate(df.where(group_condition(late, groups)).toPandas(), **options)
-    raise AssertionError(f"the arrival-order check found a late row in group {dict(late.asDict())} that the "
-                         "engine accepts")
+    after it, or a NULL start or end: replay that group on the driver, which raises the
+    OutOfOrderError or NullFieldError a full build raises (naming the arrival position,
+    the group and the values)."""
+    frame = restore_integers(df.where(group_condition(late, groups)).toPandas(),
+                             integral_columns(df, [options["start"], options["end"], options["arrival"]]))
+    interval_aggregate(frame, **options)
+    raise AssertionError(f"the arrival-order check found a late or NULL row in group {dict(late.asDict())} "
+                         "that the engine accepts")

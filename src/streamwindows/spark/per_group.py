@@ -39,13 +39,16 @@ def apply_per_group(
     time_source: str,
     declared_types: Mapping[str, str] | None = None,
     order_by: Sequence[str] = (),
+    integer_inputs: Sequence[str] = (),
     batch_rows: int = _BATCH_ROWS,
 ):
     """``engine(frame, **options)`` for every group of ``df``. Output columns in
     ``time_columns`` take the Spark type of the input column ``time_source``; columns in
     ``declared_types`` the type given; group columns keep theirs; the rest follow the
     pandas dtype the engine gives on an empty input. ``order_by`` orders each group's
-    rows before the engine sees them (the engines break arrival ties by row order)."""
+    rows before the engine sees them (the engines break arrival ties by row order).
+    ``integer_inputs`` (times, arrival) keep an integer dtype when they hold a NULL
+    (see :func:`restore_integers`)."""
     from streamwindows.spark.shipping import ship_package
 
     declared = dict(declared_types or {})
@@ -66,12 +69,13 @@ def apply_per_group(
         fields.append(f"{_quote(column)} {spark_type}")
 
     group_by = list(group_by)
+    integers = integral_columns(df, integer_inputs)
 
     def run(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
         pending: list[pd.DataFrame] = []
         rows, next_cut = 0, batch_rows
         for batch in batches:
-            pending.append(batch)
+            pending.append(restore_integers(batch, integers))
             rows += len(batch)
             if rows >= next_cut:
                 frame = pd.concat(pending, ignore_index=True)
@@ -91,6 +95,23 @@ def apply_per_group(
     else:
         laid_out = df.repartition(1).sortWithinPartitions(*order_by) if order_by else df.repartition(1)
     return laid_out.mapInPandas(run, schema=", ".join(fields))
+
+
+def integral_columns(df, columns: Sequence[str | None]) -> list[str]:
+    """Those of ``columns`` that are integer columns of the Spark DataFrame ``df``."""
+    names = set(df.columns)
+    return [c for c in columns if c in names and df.schema[c].dataType.simpleString() in
+            ("tinyint", "smallint", "int", "bigint")]
+
+
+def restore_integers(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """Arrow hands pandas a Spark integer column that holds a NULL as float64 (NaN): an
+    engine would refuse it as a float time instead of naming the NULL row. Give
+    ``columns`` their integer kind back (pandas' nullable Int64)."""
+    for column in columns:
+        if frame[column].dtype.kind == "f":
+            frame[column] = frame[column].astype("Int64")
+    return frame
 
 
 def _last_group_start(frame: pd.DataFrame, group_by: list[str]) -> int:
