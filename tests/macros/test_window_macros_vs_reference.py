@@ -161,7 +161,7 @@ def test_final_only_keeps_final_rows_and_bounds(spark):
 @pytest.mark.parametrize("bounds", [None, "sw_bounds"], ids=["plain", "with bounds"])
 def test_a_null_time_fails_naming_partition_and_position(spark, bounds):
     """A RANGE frame would put a NULL time in a window of its own NULL peers: the
-    contract makes it an error naming the row instead (a bound's NULL time too)."""
+    contract makes it an error naming the row instead, with rowtime bounds or without."""
     spark.sql(
         "create or replace temp view sw_trades as select * from values "
         "(1, 0, 'a', 1), (2, cast(null as int), 'b', 2), (3, 5, 'a', 3) as t(seq, t, p, v)"
