@@ -46,7 +46,7 @@
   {%- endif -%}
 {% endmacro %}
 
-{% macro _sw_checked_time(macro_name, relation, groups, time_column, arrival_order, checked_column=false) %}
+{% macro _sw_checked_time(macro_name, relation, groups, time_column, arrival_order) %}
   {#- `relation` with a NULL time failing the query, naming the model, the group and
       the arrival position, instead of the row silently falling out of every window
       (or, in a RANGE frame, forming a window of its own). -#}
@@ -56,13 +56,8 @@
   {%- if arrival_order -%}{%- do place.append("concat('arrival position ', coalesce(cast(" ~ arrival_order ~ " as string), 'NULL'))") -%}{%- endif -%}
   {%- set message = "concat('" ~ macro_name ~ "() in model " ~ model_name ~ ": `time_column` " ~ time_column ~ " is NULL at ', "
       ~ (("concat_ws(', ', " ~ place | join(', ') ~ ")") if place else "'a row'") ~ ")" -%}
-  {%- if checked_column -%}
-    {#- The check inside the time column itself: a filter on the time (say, key >= X)
-        lets Spark infer `time is not null` and evaluate that first, dropping the NULL
-        row before a check in a separate filter could fail on it; any filter on this
-        column evaluates the check. -#}
-    {{ return('(select * except (' ~ time_column ~ '), case when ' ~ time_column ~ ' is null then raise_error(' ~ message ~ ') else '
-        ~ time_column ~ ' end as ' ~ time_column ~ ' from ' ~ relation ~ ')') }}
-  {%- endif -%}
+  {#- A filter: right for full builds. A filter on the time above it (key >= X) would
+      let Spark infer `time is not null` and drop the row first; scheduled runs check
+      their new rows in the incremental plan instead. -#}
   {{ return('(select * from ' ~ relation ~ ' where case when ' ~ time_column ~ ' is null then raise_error(' ~ message ~ ') else true end)') }}
 {% endmacro %}

@@ -369,12 +369,10 @@ where {{ key }} >= {{ cut }}
   {%- set kept = (' and not ' ~ plan.exclude) if plan.exclude else '' -%}
   {%- set on = [] -%}
   {%- for column in entities -%}{%- do on.append('_sw_known.' ~ column ~ ' <=> _sw_seen.' ~ column) -%}{%- endfor -%}
-  {#- The input from X on, NULL times checked in the time column: the key filter on the
-      raw column goes first (a NULL time passes it to fail the check), so that Spark
-      need not evaluate the check's CASE on every older row (2.3 s against 0.4 s on a
-      year of 10,000,000 events). -#}
-  {%- set since = '(select * from ' ~ relation ~ ' as _sw_all where ' ~ key ~ ' >= __sw_from__ or ' ~ time_column ~ ' is null)' -%}
-  {%- set source = stream_windows._sw_checked_time(macro_name, since | replace('__sw_from__', x | string), entities, time_column, arrival_order, true) -%}
+  {#- The input from X on. A new row with a NULL time has failed the plan's query
+      already, which names it: no check is needed here. -#}
+  {%- set since = '(select * from ' ~ relation ~ ' as _sw_all where ' ~ key ~ ' >= __sw_from__)' -%}
+  {%- set source = since | replace('__sw_from__', x | string) -%}
   {%- set unseen = 'select distinct ' ~ entity_sql ~ ' from ' ~ source ~ ' as _sw_seen where ' ~ key ~ ' >= ' ~ x ~ kept
       ~ ' and not exists (select 1 from ' ~ entity_table ~ ' as _sw_known where ' ~ on | join(' and ') ~ ')' -%}
   {#- An entity the table has never seen has new rows and no processed row since the
@@ -383,7 +381,7 @@ where {{ key }} >= {{ cut }}
     {%- do run_query('insert into ' ~ entity_table ~ ' ' ~ unseen) -%}
     {%- set span_first = run_query(span_first_query).rows[0]['s'] | int -%}
     {%- set x = stream_windows._sw_partition_start(inc, span_first) -%}
-    {%- set source = stream_windows._sw_checked_time(macro_name, since | replace('__sw_from__', x | string), entities, time_column, arrival_order, true) -%}
+    {%- set source = since | replace('__sw_from__', x | string) -%}
     {%- do log(macro_name ~ '() in model ' ~ model.name ~ ': new entities; recomputing every period', info=true) -%}
   {%- endif -%}
   {%- set fresh = '(select * from ' ~ source ~ ' as _sw_all where ' ~ key ~ ' >= ' ~ x ~ kept ~ ')' -%}

@@ -137,7 +137,8 @@
   {%- set audit = this.incorporate(path={'identifier': this.identifier ~ '__late_rows'}) -%}
   {%- set audited = load_relation(audit) -%}
   {%- set exclude = (arrival_order ~ ' in (select ' ~ arrival_order ~ ' from ' ~ audited ~ ')') if audited is not none else none -%}
-  {%- set fresh = '(select * from ' ~ relation ~ ' where ' ~ arrival_order ~ ' > ' ~ s ~ (' and not ' ~ exclude if exclude else '') ~ ')' -%}
+  {%- set is_fresh = arrival_order ~ ' > ' ~ s ~ (' and not ' ~ exclude if exclude else '') -%}
+  {%- set fresh = '(select * from ' ~ relation ~ ' where ' ~ is_fresh ~ ')' -%}
   {%- set late_condition = key ~ ' < ' ~ w -%}
   {#- One query over the new rows finds the first late row and, before it, any row a
       run cannot place: a NULL time or arrival position. Every later filter on the time
@@ -146,8 +147,7 @@
   {%- set unplaceable = '(' ~ key ~ ' is null or ' ~ arrival_order ~ ' is null)' -%}
   {%- set first_late = 'select ' ~ arrival_order ~ ', cast(' ~ spec.time_column ~ ' as string) as t, ' ~ key ~ ' as k'
       ~ (', ' ~ partitions | join(', ') if partitions else '') ~ ', count(' ~ key ~ ') over () as n, min(' ~ key ~ ') over () as earliest from '
-      ~ '(select * from ' ~ relation ~ ' where (' ~ arrival_order ~ ' > ' ~ s ~ (' and not ' ~ exclude if exclude else '') ~ ') or ' ~ arrival_order ~ ' is null'
-      ~ ') as _sw_fresh where ' ~ late_condition ~ ' or ' ~ unplaceable ~ ' order by ' ~ unplaceable ~ ' desc, ' ~ arrival_order ~ ' limit 1' -%}
+      ~ '(select * from ' ~ relation ~ ' where (' ~ is_fresh ~ ') or ' ~ arrival_order ~ ' is null) as _sw_fresh where ' ~ late_condition ~ ' or ' ~ unplaceable ~ ' order by ' ~ unplaceable ~ ' desc, ' ~ arrival_order ~ ' limit 1' -%}
   {%- set from_key = w - reach_future -%}
   {%- set groups = partitions if partitions else ['_sw_all'] -%}
   {%- set group_select = partitions | join(', ') if partitions else '1 as _sw_all' -%}

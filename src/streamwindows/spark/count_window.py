@@ -18,14 +18,14 @@ import pandas as pd
 from streamwindows.count_window import count_window_aggregate
 from streamwindows.errors import InvalidParameterError
 from streamwindows.spark.incremental import (
-    group_condition,
+    group_on_driver,
     null_safe_match,
     require_time_partition,
     split_at_latest,
     suffixed,
     time_partitioner,
 )
-from streamwindows.spark.per_group import apply_per_group, integral_columns, restore_integers
+from streamwindows.spark.per_group import apply_per_group
 
 
 def count_window_aggregate_spark(
@@ -160,8 +160,7 @@ def _raise_out_of_order(df, late, groups: Sequence[str], options: Mapping[str, A
     OutOfOrderError or NullFieldError a full build raises (naming the arrival position,
     the group and the values)."""
     engine_options = {k: v for k, v in options.items() if k != "user_aggregate_types"}
-    frame = restore_integers(df.where(group_condition(late, groups)).toPandas(),
-                             integral_columns(df, [options["time"], options["end"], options["arrival"]]))
+    frame = group_on_driver(df, late, groups, [options["time"], options["end"], options["arrival"]])
     frame = frame.sort_values(options["arrival"], kind="stable", ignore_index=True)
     count_window_aggregate(frame, **engine_options)
     raise AssertionError(f"the arrival-order check found a late or NULL event in group {dict(late.asDict())} "

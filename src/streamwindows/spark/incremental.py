@@ -63,6 +63,15 @@ def group_condition(row, groups: Sequence[str]):
     return condition
 
 
+def group_on_driver(df, row, groups: Sequence[str], integer_columns: Sequence[str | None]):
+    """The rows of the group ``row`` names, as pandas, to replay through the engine on
+    the driver; ``integer_columns`` stay integer when they hold a NULL (see
+    :func:`streamwindows.spark.per_group.restore_integers`)."""
+    from streamwindows.spark.per_group import integral_columns, restore_integers
+
+    return restore_integers(df.where(group_condition(row, groups)).toPandas(), integral_columns(df, integer_columns))
+
+
 def split_at_latest(df, latest, groups: Sequence[str], start: str, arrival: str, new_value: Callable,
                     required: Sequence[str] = ()):
     """One pass over the input's (group, start, arrival) columns, with each group's

@@ -18,14 +18,14 @@ from typing import Any
 from streamwindows.errors import InvalidParameterError
 from streamwindows.interval_semantics import interval_aggregate
 from streamwindows.spark.incremental import (
-    group_condition,
+    group_on_driver,
     null_safe_match,
     require_time_partition,
     split_at_latest,
     suffixed,
     time_partitioner,
 )
-from streamwindows.spark.per_group import apply_per_group, integral_columns, restore_integers
+from streamwindows.spark.per_group import apply_per_group
 
 SPARK_FUNCTION = "interval_aggregate_spark"
 INCREMENTAL_FUNCTION = "interval_aggregate_incremental_spark"
@@ -146,8 +146,7 @@ def _raise_out_of_order(df, late, groups: Sequence[str], options: Mapping[str, A
     after it, or a NULL start or end: replay that group on the driver, which raises the
     OutOfOrderError or NullFieldError a full build raises (naming the arrival position,
     the group and the values)."""
-    frame = restore_integers(df.where(group_condition(late, groups)).toPandas(),
-                             integral_columns(df, [options["start"], options["end"], options["arrival"]]))
-    interval_aggregate(frame, **options)
+    interval_aggregate(group_on_driver(df, late, groups, [options["start"], options["end"], options["arrival"]]),
+                       **options)
     raise AssertionError(f"the arrival-order check found a late or NULL row in group {dict(late.asDict())} "
                          "that the engine accepts")
