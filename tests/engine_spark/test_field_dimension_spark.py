@@ -75,6 +75,31 @@ def test_same_output_with_1_2_and_8_partitions(spark, options):
     assert_same_emissions(outputs[0][list(expected.columns)], expected)
 
 
+TUMBLING_AGGREGATES = {"total": "sum(v)", "n": "count(*)", "n_labels": "count(label)", "high": "max(v)",
+                       "low": "min(v)", "mean": "avg(v)", "first_v": "first(v)", "last_label": "last(label)"}
+
+
+@pytest.mark.parametrize("options", [
+    pytest.param(dict(size=30, advance=30), id="size 30"),
+    pytest.param(dict(size=7, advance=7, offset=3, drain=True), id="offset and drain"),
+    pytest.param(dict(size=5, advance=5, offset=-2, optional_windows="all"), id="all optional windows"),
+])
+def test_tumbling_windows_run_as_one_sql_aggregation(spark, options):
+    """size = advance over an integer field, aggregates with an exact SQL form: the plan
+    is Spark's own aggregation (no Python worker), equal to the pandas engine; 130
+    groups put the cells' group bitmaps over three 64-bit words, emit_seq included."""
+    frame = random_stream(n=2500, groups=130, seed=21)
+    frame["t"] -= 40  # negative values: the cell of v is v - pmod(v - offset, size)
+    frame["label"] = np.where(frame.index % 3 == 0, None, "x" + (frame.index % 11).astype(str))
+    kwargs = dict(field="t", group_by=["g"], seq="seq", aggregates=TUMBLING_AGGREGATES, **options)
+    result = field_dimension_aggregate_spark(spark.createDataFrame(frame), partitions=3, **kwargs)
+    plan = result._jdf.queryExecution().executedPlan().toString()
+    assert "FlatMapGroupsInPandas" not in plan and "Aggregate(key=[__group_rank__" in plan, plan
+    actual = result.toPandas().sort_values("emit_seq", ignore_index=True)
+    expected = field_dimension_aggregate(frame, **kwargs)
+    assert_same_emissions(actual[list(expected.columns)], expected, repr(options))
+
+
 def test_out_of_order_names_position_group_and_values(spark):
     frame = random_stream(n=500)
     frame.loc[321, "t"] = frame.loc[320, "t"] - 2  # goes backwards at arrival position 321
@@ -119,12 +144,15 @@ def test_repeated_seq_within_one_value_is_an_error(spark):
         on_spark(spark, frame, field="t", size=3, group_by=["g"], seq="seq", aggregates={"n": "count(*)"})
 
 
-def test_incremental_runs_append_exactly_a_full_builds_rows(spark):
+@pytest.mark.parametrize("options", [
+    pytest.param(dict(size=7, advance=3, offset=1, optional_windows="all"), id="hopping"),
+    pytest.param(dict(size=7, advance=7, offset=1), id="tumbling"),
+])
+def test_incremental_runs_append_exactly_a_full_builds_rows(spark, options):
     """Batch after batch (cuts at random, one across a gap longer than the size), the
     appended rows end up equal to one full build, emit_seq included. Hopping windows with
-    optional windows 'all' and an offset; the replay harness (tests/incremental) runs
-    'single' on real data."""
-    options = dict(size=7, advance=3, offset=1, optional_windows="all")
+    optional windows 'all' and an offset (value-range tasks), tumbling windows (one SQL
+    aggregation); the replay harness (tests/incremental) runs 'single' on real data."""
     frame = random_stream(n=1500, groups=5, seed=3)
     frame.loc[700:, "t"] += 200  # a gap in every group
     frame.loc[frame.index % 7 == 0, "g"] = None  # NULL keys form a group
@@ -141,12 +169,15 @@ def test_incremental_runs_append_exactly_a_full_builds_rows(spark):
     pd.testing.assert_frame_equal(built.astype(str), expected.astype(str))
 
 
-def test_incremental_runs_with_drain_replace_the_drained_windows(spark):
+@pytest.mark.parametrize("options", [
+    pytest.param(dict(size=7, advance=3, offset=1, optional_windows="all", drain=True), id="hopping"),
+    pytest.param(dict(size=7, advance=7, offset=1, drain=True), id="tumbling"),
+])
+def test_incremental_runs_with_drain_replace_the_drained_windows(spark, options):
     """drain=True: each run's drained windows are provisional. Runs overwrite the
     partitions of emitted_at (NULL for drained windows) and end equal to one full build
     with drain, emit_seq included; a cut on a window's end, one across a gap and runs
     that close nothing included."""
-    options = dict(size=7, advance=3, offset=1, optional_windows="all", drain=True)
     frame = random_stream(n=1200, groups=5, seed=11)
     frame.loc[600:, "t"] += 200  # a gap in every group
     frame.loc[frame.index % 9 == 0, "g"] = None

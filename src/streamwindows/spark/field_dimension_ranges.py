@@ -17,6 +17,10 @@ start near its end), runs the engine's vectorized core on them, keeps the window
 start in its range and numbers them in emission order. ``emit_seq`` is the task's offset
 (from the tasks' counts) plus that number.
 
+Tumbling windows with aggregates that Spark SQL computes exactly skip the tasks: they
+are one SQL aggregation (field_dimension_tumbling), numbered by bitmaps of the groups'
+ranks per cell.
+
 Against the general path (per-group engine, then an as-of search over the stream and a
 global sort of the emissions), this moves each input row through one shuffle and one
 Python pass, and sorts nothing globally. Rows within ``size`` of a cut go to both tasks;
@@ -36,6 +40,7 @@ from streamwindows.field_dimension import (
     _window_candidates,
     _window_durations,
 )
+from streamwindows.spark import field_dimension_tumbling
 
 ROWS_PER_TASK = 1_000_000
 # The sorted distinct values travel to the driver and to every task (both plans).
@@ -88,12 +93,11 @@ def grid_windows_by_value_ranges(df, params: FieldDimensionParams, schema: dict[
                        *[F.col(_quote(g)) for g in group_cols],
                        *[F.col(_quote(c)).alias(a) for c, a in input_alias.items()])
 
-    # 1. Distinct values: arrival order and the emitting values, from one aggregation.
-    stats = (stream.groupBy(_VALUE)
-             .agg(F.min(_SEQ).alias("first_seq"), F.max(_SEQ).alias("last_seq"),
-                  F.count(F.lit(1)).alias("rows"), F.count(_SEQ).alias("seqs"))
-             .limit(DISTINCT_VALUES_LIMIT + 1).toPandas())
-    if len(stats) > DISTINCT_VALUES_LIMIT:
+    # 1. Distinct values (arrival order, the emitting values) and each group's first
+    #    arrival (the order of windows that start together): two aggregations, one job.
+    stats, firsts = _values_and_group_firsts(stream, group_cols, None if group_firsts is None and group_cols
+                                             else (group_firsts if group_cols else []))
+    if stats is None:
         return None
     values_column = stats[_VALUE].to_numpy(dtype=np.float64, na_value=np.nan)
     if not np.isfinite(values_column).all() or (stats["rows"] != stats["seqs"]).any():
@@ -112,12 +116,12 @@ def grid_windows_by_value_ranges(df, params: FieldDimensionParams, schema: dict[
         return empty()
     values = stats[_VALUE].to_numpy(dtype=params.coordinate_dtype)
 
-    # 2. Groups, ranked by first arrival (the order of windows that start together).
+    # 2. Groups, ranked by first arrival.
     if group_cols:
-        firsts = group_firsts if group_firsts is not None else (
-            stream.groupBy(*[F.col(_quote(g)) for g in group_cols]).agg(F.min(_SEQ).alias(GROUP_FIRST)))
-        ranked = sorted(firsts.collect(), key=lambda r: r[GROUP_FIRST])
-        group_schema = StructType([*[firsts.schema[g] for g in group_cols],
+        if not isinstance(firsts, list):
+            firsts = firsts.collect()
+        ranked = sorted(firsts, key=lambda r: r[GROUP_FIRST])
+        group_schema = StructType([*[stream.schema[g] for g in group_cols],
                                    StructField(_GRANK, LongType(), nullable=False)])
         groups = spark.createDataFrame([(*[r[g] for g in group_cols], i) for i, r in enumerate(ranked)],
                                        group_schema)
@@ -129,6 +133,20 @@ def grid_windows_by_value_ranges(df, params: FieldDimensionParams, schema: dict[
     else:
         groups, n_groups = None, 1
         ranked_stream = stream.withColumn(_GRANK, F.lit(0).cast("bigint"))
+
+    if field_dimension_tumbling.applies(params, schema):
+        # Tumbling: one SQL aggregation (field_dimension_tumbling). It has no task to meet
+        # a repeated seq within one value; seqs that are contiguous there are unique.
+        if (last_seq - first_seq + 1 != stats["rows"].to_numpy(np.int64)).any() and not (
+                stream.groupBy(_SEQ).count().where(F.col("count") > 1).isEmpty()):
+            check_arrival_order(stream)
+            raise AssertionError("the arrival-order check passed on a repeated seq")
+        windows = field_dimension_tumbling.tumbling_windows(
+            ranked_stream, params, values=values, n_groups=n_groups, seq=_SEQ, value=_VALUE, group_rank=_GRANK,
+            input_alias=input_alias, aggregate_types=aggregate_types, coordinate_type=coordinate_type,
+            starts_after=starts_after, first_emit_seq=first_emit_seq)
+        if windows is not None:
+            return public_output(windows if groups is None else windows.join(F.broadcast(groups), _GRANK))
 
     # 3. Ranges of window starts, about ROWS_PER_TASK rows each; a row goes to every
     #    task whose starts lie within `size` of its value.
@@ -193,6 +211,37 @@ def grid_windows_by_value_ranges(df, params: FieldDimensionParams, schema: dict[
     if groups is not None:
         numbered = numbered.join(F.broadcast(groups), _GRANK)
     return public_output(numbered)
+
+
+def _values_and_group_firsts(stream, group_cols: list[str], known_firsts):
+    """(statistics of the distinct field values as a DataFrame, or None past
+    DISTINCT_VALUES_LIMIT; each group's first arrival) from one Spark job.
+
+    The groups' firsts are dicts of the group columns and GROUP_FIRST; ``known_firsts``
+    (a DataFrame, or [] without groups) is returned as it is and not computed. Arrow
+    carries both results, so the group values keep their exact types.
+    """
+    from pyspark.sql import functions as F
+
+    from streamwindows.spark.field_dimension import _SEQ, _VALUE, _quote
+
+    kind = "__part__"
+    stats = (stream.groupBy(_VALUE)
+             .agg(F.min(_SEQ).alias("first_seq"), F.max(_SEQ).alias("last_seq"),
+                  F.count(F.lit(1)).alias("rows"), F.count(_SEQ).alias("seqs"))
+             .limit(DISTINCT_VALUES_LIMIT + 1).withColumn(kind, F.lit(0)))
+    if known_firsts is None:
+        firsts = (stream.groupBy(*[F.col(_quote(g)) for g in group_cols]).agg(F.min(_SEQ).alias(GROUP_FIRST))
+                  .withColumn(kind, F.lit(1)))
+        stats = stats.unionByName(firsts, allowMissingColumns=True)
+    table = stats.toArrow()
+    part = table.column(kind).to_numpy()
+    values = table.filter(part == 0).select([_VALUE, "first_seq", "last_seq", "rows", "seqs"]).to_pandas()
+    if len(values) > DISTINCT_VALUES_LIMIT:
+        return None, None
+    if known_firsts is not None:
+        return values, known_firsts
+    return values, table.filter(part == 1).select([*group_cols, GROUP_FIRST]).to_pylist()
 
 
 def _masked(values: np.ndarray, valid: np.ndarray, dtype: str):
