@@ -95,8 +95,7 @@ def grid_windows_by_value_ranges(df, params: FieldDimensionParams, schema: dict[
 
     # 1. Distinct values (arrival order, the emitting values) and each group's first
     #    arrival (the order of windows that start together): two aggregations, one job.
-    stats, firsts = _values_and_group_firsts(stream, group_cols, None if group_firsts is None and group_cols
-                                             else (group_firsts if group_cols else []))
+    stats, firsts = _values_and_group_firsts(stream, group_cols, group_firsts)
     if stats is None:
         return None
     values_column = stats[_VALUE].to_numpy(dtype=np.float64, na_value=np.nan)
@@ -213,35 +212,38 @@ def grid_windows_by_value_ranges(df, params: FieldDimensionParams, schema: dict[
     return public_output(numbered)
 
 
-def _values_and_group_firsts(stream, group_cols: list[str], known_firsts):
-    """(statistics of the distinct field values as a DataFrame, or None past
+def _values_and_group_firsts(stream, group_cols: list[str], group_firsts):
+    """(statistics of the distinct field values as a pandas DataFrame, or None past
     DISTINCT_VALUES_LIMIT; each group's first arrival) from one Spark job.
 
-    The groups' firsts are dicts of the group columns and GROUP_FIRST; ``known_firsts``
-    (a DataFrame, or [] without groups) is returned as it is and not computed. Arrow
-    carries both results, so the group values keep their exact types.
+    The first arrivals are ``group_firsts`` when given (a DataFrame), [] without groups,
+    else dicts of the group columns and GROUP_FIRST, computed in the same job as the
+    statistics. Arrow carries both results, so the group values keep their exact types.
     """
     from pyspark.sql import functions as F
 
     from streamwindows.spark.field_dimension import _SEQ, _VALUE, _quote
 
-    kind = "__part__"
-    stats = (stream.groupBy(_VALUE)
-             .agg(F.min(_SEQ).alias("first_seq"), F.max(_SEQ).alias("last_seq"),
-                  F.count(F.lit(1)).alias("rows"), F.count(_SEQ).alias("seqs"))
-             .limit(DISTINCT_VALUES_LIMIT + 1).withColumn(kind, F.lit(0)))
-    if known_firsts is None:
-        firsts = (stream.groupBy(*[F.col(_quote(g)) for g in group_cols]).agg(F.min(_SEQ).alias(GROUP_FIRST))
-                  .withColumn(kind, F.lit(1)))
-        stats = stats.unionByName(firsts, allowMissingColumns=True)
-    table = stats.toArrow()
-    part = table.column(kind).to_numpy()
-    values = table.filter(part == 0).select([_VALUE, "first_seq", "last_seq", "rows", "seqs"]).to_pandas()
-    if len(values) > DISTINCT_VALUES_LIMIT:
+    part = "__part__"
+    statistics = {"first_seq": F.min(_SEQ), "last_seq": F.max(_SEQ), "rows": F.count(F.lit(1)),
+                  "seqs": F.count(_SEQ)}
+    internal = {name: f"__{name}__" for name in statistics}  # apart from the group columns' names
+    result = (stream.groupBy(_VALUE).agg(*[f.alias(internal[name]) for name, f in statistics.items()])
+              .limit(DISTINCT_VALUES_LIMIT + 1).withColumn(part, F.lit(0)))
+    computed = bool(group_cols) and group_firsts is None
+    if computed:
+        result = result.unionByName(
+            stream.groupBy(*[F.col(_quote(g)) for g in group_cols]).agg(F.min(_SEQ).alias(GROUP_FIRST))
+            .withColumn(part, F.lit(1)), allowMissingColumns=True)
+    table = result.toArrow()
+    kinds = table.column(part).to_numpy()
+    stats = (table.filter(kinds == 0).select([_VALUE, *internal.values()]).to_pandas()
+             .rename(columns={v: k for k, v in internal.items()}))
+    if len(stats) > DISTINCT_VALUES_LIMIT:
         return None, None
-    if known_firsts is not None:
-        return values, known_firsts
-    return values, table.filter(part == 1).select([*group_cols, GROUP_FIRST]).to_pylist()
+    if not computed:
+        return stats, group_firsts if group_cols else []
+    return stats, table.filter(kinds == 1).select([*group_cols, GROUP_FIRST]).to_pylist()
 
 
 def _masked(values: np.ndarray, valid: np.ndarray, dtype: str):
