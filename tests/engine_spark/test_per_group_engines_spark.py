@@ -64,15 +64,20 @@ def test_interval_semantics_on_spark_equals_pandas(spark, frame, drain):
 def test_engine_calls_are_cut_between_whole_groups(spark, frame, partitions, batch_rows):
     """Arrow batches of 2 rows and cuts every few rows: a call never splits a group."""
     options = dict(start="t0", end="t1", group_by=["g"], arrival="seq", aggregates={"n": "count(*)", "s": "sum(v)"})
+    batch_setting = "spark.sql.execution.arrow.maxRecordsPerBatch"
+    profile_batch = spark.conf.get(batch_setting, None)  # the profile's, put back after
     spark.conf.set("spark.sql.shuffle.partitions", str(partitions))
-    spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "2")
+    spark.conf.set(batch_setting, "2")
     try:
         actual = apply_per_group(spark.createDataFrame(frame, SCHEMA), interval_aggregate, options, group_by=["g"],
                                  time_columns=("window_start", "window_end", "emitted_at"), time_source="t0",
                                  order_by=["seq"], batch_rows=batch_rows).toPandas()
     finally:
         spark.conf.set("spark.sql.shuffle.partitions", "8")
-        spark.conf.unset("spark.sql.execution.arrow.maxRecordsPerBatch")
+        if profile_batch is None:
+            spark.conf.unset(batch_setting)
+        else:
+            spark.conf.set(batch_setting, profile_batch)
     same_rows(actual, interval_aggregate(frame, **options), ["g", "window_start"])
 
 

@@ -10,8 +10,10 @@ For windows on the advance grid that only close (``opening='advance'``, a ``size
   window start, and a drained window starts after every emitted one. The emission order
   is therefore (window start, group's first arrival), drains included.
 
-So the value axis is cut into contiguous ranges of window starts, one task each. A task
-gets the rows of every group whose values lie within ``size`` of its range (the rows
+So the value axis is cut into contiguous ranges of window starts, one task each, each
+task a partition of its own (a key that Spark's hash partitioning sends there, so no
+row waits on a sort by task, as groupBy().applyInPandas would make it). A task gets the
+rows of every group whose values lie within ``size`` of its range (the rows
 before it decide whether a tuple follows a gap, the rows after it fill the windows that
 start near its end), runs the engine's vectorized core on them, keeps the windows that
 start in its range and numbers them in emission order. ``emit_seq`` is the task's offset
@@ -29,6 +31,7 @@ with ranges of about a million rows that is a small fraction.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -173,25 +176,45 @@ def grid_windows_by_value_ranges(df, params: FieldDimensionParams, schema: dict[
 
     # 4. Each task: the engine's core on its rows, the windows starting in its range.
     table = spark.sparkContext.broadcast(values)
-    aggregate_names = [a.name for a in params.aggregates]
-    # As few columns as possible: every value crosses Arrow and the cache.
+    # As few columns as possible: every value crosses Arrow and the cache. COUNT(*) is
+    # the window's row_count, so it is copied from that column after the tasks.
+    row_counts = [a.name for a in params.aggregates if a.function.name == "count" and not a.columns]
+    aggregate_names = [a.name for a in params.aggregates if a.name not in row_counts]
     out_fields = [f"{_NUMBER} bigint", f"{_GRANK} bigint", f"window_start {coordinate_type}",
                   *([f"{_KIND} boolean"] if params.drain else []), f"emitted_at {coordinate_type}", "row_count bigint",
                   *[f"{_quote(name)} {aggregate_types[name]}" for name in aggregate_names]]
     out_names = [f.split()[0].strip("`").replace("``", "`") for f in out_fields]
 
-    def task(key, rows):  # no type hints: applyInPandas would try to infer its kind from them
-        number = int(key[0])
-        return _task_windows(rows, number, low[number], high[number], starts_after, table.value, n_groups,
-                             params, input_alias, out_names)
+    def run_tasks(batches):  # no type hints: mapInPandas would try to infer its kind from them
+        rows = [batch for batch in batches if len(batch)]
+        if not rows:
+            return
+        rows = pd.concat(rows, ignore_index=True)
+        numbers = rows[_TASK].to_numpy()
+        tasks_here = np.unique(numbers)  # one, unless two tasks' keys share a partition
+        for number in tasks_here:
+            mine = rows if len(tasks_here) == 1 else rows[numbers == number].reset_index(drop=True)
+            number = int(number)
+            yield _task_windows(mine, number, low[number], high[number], starts_after, table.value, n_groups,
+                                params, input_alias, out_names)
 
     while _CACHED:
         _CACHED.pop().unpersist()
-    windows = (routed.groupBy(_TASK).applyInPandas(task, ", ".join(out_fields))
-               .withColumn(_TASK, F.shiftright(F.col(_NUMBER), _TASK_BITS))
-               .persist(StorageLevel.MEMORY_AND_DISK_DESER))
-    _CACHED.append(windows)
-    counts = windows.groupBy(_TASK).count().collect()
+    # A partition per task, by a key that Spark's hash partitioning sends to it: the
+    # tasks need no sort by task (groupBy().applyInPandas sorts every row first).
+    keys = F.array(*[F.lit(k) for k in _partition_keys(tasks)])
+    windows = (routed.repartition(tasks, F.element_at(keys, F.col(_TASK) + 1))
+               .mapInPandas(run_tasks, ", ".join(out_fields))
+               .withColumn(_TASK, F.shiftright(F.col(_NUMBER), _TASK_BITS)))
+    # Cached uncompressed (Spark takes the setting when the cache is declared and
+    # built, here): its columnar compression tries every encoding on every column of
+    # every batch, which cost the hopping bench (13.6M windows) 4 s of CPU, a fifth of
+    # the tasks' stage. The setting decides how the cache is stored, never what it
+    # holds, and is put back at once.
+    with _session_setting(spark, "spark.sql.inMemoryColumnarStorage.compressed", "false"):
+        windows = windows.persist(StorageLevel.MEMORY_AND_DISK_DESER)
+        _CACHED.append(windows)
+        counts = windows.groupBy(_TASK).count().collect()
     if any(r[_TASK] == _REPEATED_SEQ >> _TASK_BITS for r in counts):  # a task met a repeated seq
         windows.unpersist()
         check_arrival_order(stream)
@@ -202,6 +225,7 @@ def grid_windows_by_value_ranges(df, params: FieldDimensionParams, schema: dict[
     # 5. Number the windows, put the group columns back, shape the output.
     offset_map = F.create_map(*[x for t in range(tasks) for x in (F.lit(t), F.lit(int(offsets[t])))])
     numbered = windows.withColumns({
+        **{name: F.col("row_count").cast(aggregate_types[name]) for name in row_counts},
         "emit_seq": F.element_at(offset_map, F.col(_TASK)) + F.col(_NUMBER).bitwiseAND((1 << _TASK_BITS) - 1),
         "window_end": F.col("window_start") + F.lit(params.size).cast(coordinate_type),
         "emit_kind": F.when(F.col(_KIND), F.lit("drain")).otherwise(F.lit("close")) if params.drain
@@ -246,7 +270,48 @@ def _values_and_group_firsts(stream, group_cols: list[str], group_firsts):
     return stats, table.filter(kinds == 1).select([*group_cols, GROUP_FIRST]).to_pylist()
 
 
+@contextmanager
+def _session_setting(spark, key: str, value: str):
+    """The session's ``key`` set to ``value`` for the block, then put back."""
+    previous = spark.conf.get(key, None)
+    spark.conf.set(key, value)
+    try:
+        yield
+    finally:
+        if previous is None:
+            spark.conf.unset(key)
+        else:
+            spark.conf.set(key, previous)
+
+
+def _partition_keys(partitions: int) -> list[int]:
+    """For each partition p, an int key that Spark's hash partitioning into
+    ``partitions`` sends to p: pmod(murmur3(key, seed 42), partitions) == p."""
+    keys: dict[int, int] = {}
+    candidate = 0
+    while len(keys) < partitions:
+        keys.setdefault(_spark_int_hash(candidate) % partitions, candidate)
+        candidate += 1
+    return [keys[p] for p in range(partitions)]
+
+
+def _spark_int_hash(value: int, seed: int = 42) -> int:
+    """Spark's hash() of an int (Murmur3_x86_32.hashInt), as a signed 32-bit int."""
+    def rotate(x: int, r: int) -> int:
+        return ((x << r) | (x >> (32 - r))) & 0xFFFFFFFF
+
+    k1 = rotate((value & 0xFFFFFFFF) * 0xCC9E2D51 & 0xFFFFFFFF, 15) * 0x1B873593 & 0xFFFFFFFF
+    h1 = (rotate(seed ^ k1, 13) * 5 + 0xE6546B64) & 0xFFFFFFFF
+    h1 ^= 4  # the input's length in bytes
+    h1 = (h1 ^ (h1 >> 16)) * 0x85EBCA6B & 0xFFFFFFFF
+    h1 = (h1 ^ (h1 >> 13)) * 0xC2B2AE35 & 0xFFFFFFFF
+    h1 ^= h1 >> 16
+    return h1 - (1 << 32) if h1 >= 1 << 31 else h1
+
+
 def _masked(values: np.ndarray, valid: np.ndarray, dtype: str):
+    if valid.all():  # a plain array crosses Arrow faster than a masked one
+        return values
     array = pd.array(values, dtype=dtype)
     array[~valid] = pd.NA
     return array
@@ -300,7 +365,8 @@ def _task_windows(rows: pd.DataFrame, number: int, low: Any, high: Any, after: A
     keep, emitter, reached = keep[order], emitter[order], reached[order]
     lo, hi = raw["lo"][keep], raw["hi"][keep]
 
-    emitted_at = values[np.minimum(emitter, len(values) - 1)] if len(values) else np.zeros(len(keep))
+    emitted_at = (values[np.minimum(emitter, len(values) - 1)] if len(values)
+                  else np.zeros(len(keep), dtype=params.coordinate_dtype))
     nullable = "Int64" if params.exact else "Float64"
     data = {
         _NUMBER: (number << _TASK_BITS) + np.arange(len(keep), dtype=np.int64),
@@ -315,6 +381,7 @@ def _task_windows(rows: pd.DataFrame, number: int, low: Any, high: Any, after: A
     if any(a.needs_durations for a in params.aggregates):
         durations = _window_durations({"window_start": start[keep], "window_end": raw["window_end"][keep]}, params)
     for aggregate in params.aggregates:
-        data[aggregate.name] = aggregate.compute(inputs, lo, hi, durations=durations)
+        if aggregate.name in out_names:
+            data[aggregate.name] = aggregate.compute(inputs, lo, hi, durations=durations)
     return pd.DataFrame(data, columns=out_names, copy=False)
 

@@ -9,10 +9,13 @@ would compute them, and the rest of the semantics is a lookup per cell:
 * ``emitted_at`` is the smallest distinct field value >= the cell's end (the driver has
   the sorted distinct values from the arrival-order check); a cell that no value
   reaches is drained, or not emitted;
-* ``emit_seq`` follows (window start, group's first arrival). One small aggregation
-  gives each cell's groups as bitmaps of their ranks, 64 ranks a word; the driver
-  turns them into a running count, so a window's number is its word's running count
-  plus the set bits below its rank. Nothing is sorted.
+* ``emit_seq`` follows (window start, group's first arrival). A small aggregation in
+  the same query gives each cell's groups as bitmaps of their ranks, 64 ranks a word,
+  and a window over those words (one task, at most BITMAP_ENTRIES_LIMIT rows) their
+  running count, so a window's number is its word's running count plus the set bits
+  below its rank. Nothing else is sorted, and nothing but the sorted distinct values
+  passes through the driver. Spark scans for the bitmaps while it scans for the
+  windows (independent stages of one query run at once).
 
 So each input row crosses one shuffle in Spark's own aggregation, with its partial
 aggregation before it, and no Python worker. The value-range plan runs instead for
@@ -37,6 +40,7 @@ _INTEGER_TYPES = {"tinyint", "smallint", "int", "bigint"}
 # (a float NaN is NULL to the engine and a value to Spark).
 _PLAIN_TYPES = _INTEGER_TYPES | {"boolean", "string"}
 _START, _WORD, _BASE, _BITS = "__cell_start__", "__rank_word__", "__word_base__", "__word_bits__"
+_CELL = "__numbered_cell__"
 
 
 def applies(params: FieldDimensionParams, schema: dict[str, str]) -> bool:
@@ -82,36 +86,47 @@ def tumbling_windows(ranked_stream, params: FieldDimensionParams, *, values: np.
     if starts_after is not None:
         cells = cells.where(F.col(_START) > F.lit(starts_after))
 
-    # The groups of each cell, as rank bitmaps (a single group is in every cell).
-    if n_groups == 1:
-        start_of, word_of, bits = starts, np.zeros(len(starts), np.int64), np.ones(len(starts), np.int64)
-    else:
-        maps = (cells.groupBy(F.col(_START), F.shiftright(F.col(group_rank), 6).alias(_WORD))
-                .agg(F.bit_or(_rank_bit(group_rank)).alias(_BITS))
-                .toPandas())
-        maps = maps.sort_values([_START, _WORD], ignore_index=True)
-        start_of, word_of = maps[_START].to_numpy(np.int64), maps[_WORD].to_numpy(np.int64)
-        bits = maps[_BITS].to_numpy(np.int64)
-    emitter = np.searchsorted(values, start_of + size, side="left")
+    # Each cell's emission time, from the sorted distinct values on the driver; a cell
+    # that no value reaches is drained, or left out.
+    emitter = np.searchsorted(values, starts + size, side="left")
     reached = emitter < len(values)
     if not params.drain:
-        start_of, word_of, bits, emitter, reached = (
-            start_of[reached], word_of[reached], bits[reached], emitter[reached], reached[reached])
-    counts = np.bitwise_count(bits.view(np.uint64)).astype(np.int64)
-    base = first_emit_seq + np.concatenate([[0], np.cumsum(counts)])[:-1]
+        starts, emitter, reached = starts[reached], emitter[reached], reached[reached]
     emitted_at = pd.array(values[np.minimum(emitter, len(values) - 1)], dtype="Int64")
     emitted_at[~reached] = pd.NA
-    table = spark.createDataFrame(
-        pd.DataFrame({_START: start_of, _WORD: word_of, _BASE: base, _BITS: bits, "emitted_at": emitted_at}),
-        f"{_START} bigint, {_WORD} bigint, {_BASE} bigint, {_BITS} bigint, emitted_at {coordinate_type}")
+    emission = pd.DataFrame({_START: starts, "emitted_at": emitted_at})
+    emission_schema = f"{_START} bigint, emitted_at {coordinate_type}"
+
+    # The groups of each cell, as rank bitmaps numbered by a running count of their bits.
+    if n_groups == 1:  # a single group is in every cell: the driver numbers the cells
+        table = spark.createDataFrame(
+            emission.assign(**{_WORD: 0, _BITS: 1, _BASE: first_emit_seq + np.arange(len(starts))}),
+            f"{emission_schema}, {_WORD} bigint, {_BITS} bigint, {_BASE} bigint")
+    else:
+        # In the query itself, not collected first: Spark then scans for the bitmaps
+        # while it scans for the windows (two stages at once, where the input's splits
+        # leave a core idle), and the bitmaps never travel through the driver. The
+        # running count is one window over the cells' words (one task: about
+        # len(starts) * words rows, at most BITMAP_ENTRIES_LIMIT).
+        from pyspark.sql import Window
+
+        maps = (cells.groupBy(F.col(_START), F.shiftright(F.col(group_rank), 6).alias(_WORD))
+                .agg(F.bit_or(_rank_bit(group_rank)).alias(_BITS))
+                .join(F.broadcast(spark.createDataFrame(emission, emission_schema)), _START))
+        before = Window.orderBy(_START, _WORD).rowsBetween(Window.unboundedPreceding, -1)
+        table = maps.withColumn(_BASE, F.lit(first_emit_seq).cast("bigint") + F.coalesce(
+            F.sum(F.bit_count(F.col(_BITS)).cast("bigint")).over(before), F.lit(0).cast("bigint")))
 
     # The windows: one aggregation, then their cell's numbering and emission by lookup.
     windows = cells.groupBy(F.col(group_rank), F.col(_START)).agg(
         F.count(F.lit(1)).alias("row_count"),
         *[_aggregate(a.function.name, [input_alias[c] for c in a.columns], seq)
           .cast(aggregate_types[a.name]).alias(a.name) for a in params.aggregates])
-    joined = windows.join(F.broadcast(table), (windows[_START] == table[_START])
-                          & (F.shiftright(windows[group_rank], 6) == table[_WORD]))
+    # The table's keys renamed: both sides derive from `cells`, and Spark would take
+    # their same-named columns for one another.
+    table = table.select(F.col(_START).alias(_CELL), F.col(_WORD), F.col(_BITS), F.col(_BASE), F.col("emitted_at"))
+    joined = windows.join(F.broadcast(table), (windows[_START] == F.col(_CELL))
+                          & (F.shiftright(windows[group_rank], 6) == F.col(_WORD)))
     below = _rank_bit(group_rank) - F.lit(1)
     return joined.select(
         F.col(group_rank), windows[_START].alias("window_start"),
