@@ -149,6 +149,24 @@ def test_tumbling_windows_run_as_one_sql_aggregation(spark, options):
     assert_same_emissions(actual[list(expected.columns)], expected, repr(options))
 
 
+@pytest.mark.parametrize("options", [
+    pytest.param(dict(size=30, advance=30), id="size 30"),
+    pytest.param(dict(size=7, advance=7, offset=3, drain=True), id="offset and drain"),
+])
+def test_tumbling_windows_without_groups(spark, options):
+    """No group_by: one group, numbered by the same bitmaps (one bit a cell), still
+    Spark's own aggregation and equal to the pandas engine."""
+    frame = random_stream(n=800, seed=5)
+    kwargs = dict(field="t", seq="seq", aggregates={"total": "sum(v)", "n": "count(*)", "last_v": "last(v)"},
+                  **options)
+    result = field_dimension_aggregate_spark(spark.createDataFrame(frame), partitions=3, **kwargs)
+    plan = result._jdf.queryExecution().executedPlan().toString()
+    assert "InPandas" not in plan, plan
+    actual = result.toPandas().sort_values("emit_seq", ignore_index=True)
+    expected = field_dimension_aggregate(frame, **kwargs)
+    assert_same_emissions(actual[list(expected.columns)], expected, repr(options))
+
+
 def test_out_of_order_names_position_group_and_values(spark):
     frame = random_stream(n=500)
     frame.loc[321, "t"] = frame.loc[320, "t"] - 2  # goes backwards at arrival position 321

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from streamwindows import InvalidParameterError, count_window_aggregate, interval_aggregate, time_weighted_average
 from streamwindows.spark import count_window_aggregate_spark, interval_aggregate_spark
 from streamwindows.spark.per_group import apply_per_group
+from streamwindows.spark.session import session_setting
 from tests.engine.reference_field_dimension import rows
 
 SCHEMA = "seq long, g string, t0 long, t1 long, v double"
@@ -64,20 +65,14 @@ def test_interval_semantics_on_spark_equals_pandas(spark, frame, drain):
 def test_engine_calls_are_cut_between_whole_groups(spark, frame, partitions, batch_rows):
     """Arrow batches of 2 rows and cuts every few rows: a call never splits a group."""
     options = dict(start="t0", end="t1", group_by=["g"], arrival="seq", aggregates={"n": "count(*)", "s": "sum(v)"})
-    batch_setting = "spark.sql.execution.arrow.maxRecordsPerBatch"
-    profile_batch = spark.conf.get(batch_setting, None)  # the profile's, put back after
     spark.conf.set("spark.sql.shuffle.partitions", str(partitions))
-    spark.conf.set(batch_setting, "2")
     try:
-        actual = apply_per_group(spark.createDataFrame(frame, SCHEMA), interval_aggregate, options, group_by=["g"],
-                                 time_columns=("window_start", "window_end", "emitted_at"), time_source="t0",
-                                 order_by=["seq"], batch_rows=batch_rows).toPandas()
+        with session_setting(spark, "spark.sql.execution.arrow.maxRecordsPerBatch", "2"):
+            actual = apply_per_group(spark.createDataFrame(frame, SCHEMA), interval_aggregate, options,
+                                     group_by=["g"], time_columns=("window_start", "window_end", "emitted_at"),
+                                     time_source="t0", order_by=["seq"], batch_rows=batch_rows).toPandas()
     finally:
         spark.conf.set("spark.sql.shuffle.partitions", "8")
-        if profile_batch is None:
-            spark.conf.unset(batch_setting)
-        else:
-            spark.conf.set(batch_setting, profile_batch)
     same_rows(actual, interval_aggregate(frame, **options), ["g", "window_start"])
 
 

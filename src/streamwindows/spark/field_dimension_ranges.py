@@ -31,7 +31,6 @@ with ranges of about a million rows that is a small fraction.
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -44,6 +43,7 @@ from streamwindows.field_dimension import (
     _window_durations,
 )
 from streamwindows.spark import field_dimension_tumbling
+from streamwindows.spark.session import session_setting
 
 ROWS_PER_TASK = 1_000_000
 # The sorted distinct values travel to the driver and to every task (both plans).
@@ -211,7 +211,7 @@ def grid_windows_by_value_ranges(df, params: FieldDimensionParams, schema: dict[
     # every batch, which cost the hopping bench (13.6M windows) 4 s of CPU, a fifth of
     # the tasks' stage. The setting decides how the cache is stored, never what it
     # holds, and is put back at once.
-    with _session_setting(spark, "spark.sql.inMemoryColumnarStorage.compressed", "false"):
+    with session_setting(spark, "spark.sql.inMemoryColumnarStorage.compressed", "false"):
         windows = windows.persist(StorageLevel.MEMORY_AND_DISK_DESER)
         _CACHED.append(windows)
         counts = windows.groupBy(_TASK).count().collect()
@@ -268,20 +268,6 @@ def _values_and_group_firsts(stream, group_cols: list[str], group_firsts):
     if not computed:
         return stats, group_firsts if group_cols else []
     return stats, table.filter(kinds == 1).select([*group_cols, GROUP_FIRST]).to_pylist()
-
-
-@contextmanager
-def _session_setting(spark, key: str, value: str):
-    """The session's ``key`` set to ``value`` for the block, then put back."""
-    previous = spark.conf.get(key, None)
-    spark.conf.set(key, value)
-    try:
-        yield
-    finally:
-        if previous is None:
-            spark.conf.unset(key)
-        else:
-            spark.conf.set(key, previous)
 
 
 def _partition_keys(partitions: int) -> list[int]:

@@ -95,27 +95,22 @@ def tumbling_windows(ranked_stream, params: FieldDimensionParams, *, values: np.
     emitted_at = pd.array(values[np.minimum(emitter, len(values) - 1)], dtype="Int64")
     emitted_at[~reached] = pd.NA
     emission = pd.DataFrame({_START: starts, "emitted_at": emitted_at})
-    emission_schema = f"{_START} bigint, emitted_at {coordinate_type}"
 
-    # The groups of each cell, as rank bitmaps numbered by a running count of their bits.
-    if n_groups == 1:  # a single group is in every cell: the driver numbers the cells
-        table = spark.createDataFrame(
-            emission.assign(**{_WORD: 0, _BITS: 1, _BASE: first_emit_seq + np.arange(len(starts))}),
-            f"{emission_schema}, {_WORD} bigint, {_BITS} bigint, {_BASE} bigint")
-    else:
-        # In the query itself, not collected first: Spark then scans for the bitmaps
-        # while it scans for the windows (two stages at once, where the input's splits
-        # leave a core idle), and the bitmaps never travel through the driver. The
-        # running count is one window over the cells' words (one task: about
-        # len(starts) * words rows, at most BITMAP_ENTRIES_LIMIT).
-        from pyspark.sql import Window
+    # The groups of each cell, as rank bitmaps numbered by a running count of their
+    # bits, in the query itself rather than collected first: Spark then scans for the
+    # bitmaps while it scans for the windows (two stages at once, where the input's
+    # splits leave a core idle), and the bitmaps never travel through the driver. The
+    # running count is one window over the cells' words (one task: about
+    # len(starts) * words rows, at most BITMAP_ENTRIES_LIMIT).
+    from pyspark.sql import Window
 
-        maps = (cells.groupBy(F.col(_START), F.shiftright(F.col(group_rank), 6).alias(_WORD))
-                .agg(F.bit_or(_rank_bit(group_rank)).alias(_BITS))
-                .join(F.broadcast(spark.createDataFrame(emission, emission_schema)), _START))
-        before = Window.orderBy(_START, _WORD).rowsBetween(Window.unboundedPreceding, -1)
-        table = maps.withColumn(_BASE, F.lit(first_emit_seq).cast("bigint") + F.coalesce(
-            F.sum(F.bit_count(F.col(_BITS)).cast("bigint")).over(before), F.lit(0).cast("bigint")))
+    maps = (cells.groupBy(F.col(_START), F.shiftright(F.col(group_rank), 6).alias(_WORD))
+            .agg(F.bit_or(_rank_bit(group_rank)).alias(_BITS))
+            .join(F.broadcast(spark.createDataFrame(emission, f"{_START} bigint, emitted_at {coordinate_type}")),
+                  _START))
+    before = Window.orderBy(_START, _WORD).rowsBetween(Window.unboundedPreceding, -1)
+    table = maps.withColumn(_BASE, F.lit(first_emit_seq).cast("bigint") + F.coalesce(
+        F.sum(F.bit_count(F.col(_BITS)).cast("bigint")).over(before), F.lit(0).cast("bigint")))
 
     # The windows: one aggregation, then their cell's numbering and emission by lookup.
     windows = cells.groupBy(F.col(group_rank), F.col(_START)).agg(
