@@ -292,46 +292,48 @@ from ({{ stream_windows._sw_fenl_later_stages(pipelines, first.sql, time_column 
   {%- set bounds = stream_windows._sw_fenl_period_sql(period, time_zone) -%}
   {%- set entity_sql = entities | join(', ') -%}
   {%- set per_period = [] -%}
-  {%- set cell_fields = [] -%}
-  {%- set on_grid = [] -%}
+  {%- set filled_fields = ["'_sw_period', _sw_period"] -%}
+  {%- set empty_fields = ["'_sw_period', _sw_empty"] -%}
   {%- for cell in stream_windows._sw_fenl_cron_cells(pipelines, time_column, arrival_order) -%}
     {%- do per_period.append(cell.expr ~ ' as ' ~ cell.column) -%}
-    {%- do cell_fields.append(cell.column) -%}
-    {%- do on_grid.append('case when _sw_cell is null then ' ~ cell.empty ~ ' else _sw_cell.' ~ cell.column ~ ' end as ' ~ cell.column) -%}
+    {%- do filled_fields.append("'" ~ cell.column ~ "', " ~ cell.column) -%}
+    {%- do empty_fields.append("'" ~ cell.column ~ "', " ~ cell.empty) -%}
   {%- endfor -%}
+  {#- A cell is one flat struct (period, then the aggregates), filled or empty, so the
+      inline below yields the output columns as they are (a nested cell struct with a
+      NULL for an empty period, unpacked by CASE per column, cost 4-10% more of the
+      whole query on the bench). Spark widens the empty cells' constants (0, NULL) to the
+      aggregates' types, as a CASE would. -#}
   {%- set grid -%}
-select {{ entity_sql }}, _sw_period, {{ on_grid | join(', ') }}
+select
+    {{ entity_sql }},
+    inline(concat(
+        _sw_filled,
+        transform(
+            array_except(sequence(_sw_first_period, _sw_last_period, {{ bounds.step }}), transform(_sw_filled, _sw_filled_cell -> _sw_filled_cell._sw_period)),
+            _sw_empty -> named_struct({{ empty_fields | join(', ') }})
+        )
+    ))
 from (
-    select
-        {{ entity_sql }},
-        inline(concat(
-            _sw_filled,
-            transform(
-                array_except(sequence(_sw_first_period, _sw_last_period, {{ bounds.step }}), transform(_sw_filled, _sw_filled_cell -> _sw_filled_cell._sw_period)),
-                _sw_empty -> named_struct('_sw_period', _sw_empty, '_sw_cell', null)
-            )
-        ))
+    {#- The span is a scalar subquery over the gathered cells themselves: Spark
+        reuses their shuffles, so it costs one pass over the (entity, period) cells,
+        not a second scan of the input (a period key never decreases as time grows,
+        so the oldest and newest events' periods are the smallest and largest keys;
+        NULL times fail the main query). It reads the gathered arrays on purpose: a
+        min/max of the key over _sw_by_period is rewritten into a scan of the raw
+        input, and a window over () would move every entity's cells into one task. #}
+    select *, _sw_span._sw_first_period, _sw_span._sw_last_period
     from (
-        {#- The span is a scalar subquery over the gathered cells themselves: Spark
-            reuses their shuffles, so it costs one pass over the (entity, period) cells,
-            not a second scan of the input (a period key never decreases as time grows,
-            so the oldest and newest events' periods are the smallest and largest keys;
-            NULL times fail the main query). It reads the gathered arrays on purpose: a
-            min/max of the key over _sw_by_period is rewritten into a scan of the raw
-            input, and a window over () would move every entity's cells into one task. #}
-        select *, _sw_span._sw_first_period, _sw_span._sw_last_period
-        from (
-            select *, (
-                select named_struct(
-                    '_sw_first_period', min(array_min(transform(_sw_spanned_filled, _sw_c -> _sw_c._sw_period))),
-                    '_sw_last_period', max(array_max(transform(_sw_spanned_filled, _sw_c -> _sw_c._sw_period)))
-                )
-                from (select _sw_filled as _sw_spanned_filled from _sw_by_entity) as _sw_all_entities
-            ) as _sw_span
-            from _sw_by_entity
-        ) as _sw_with_span
-    ) as _sw_spanned
-) as _sw_cells
+        select *, (
+            select named_struct(
+                '_sw_first_period', min(array_min(transform(_sw_spanned_filled, _sw_c -> _sw_c._sw_period))),
+                '_sw_last_period', max(array_max(transform(_sw_spanned_filled, _sw_c -> _sw_c._sw_period)))
+            )
+            from (select _sw_filled as _sw_spanned_filled from _sw_by_entity) as _sw_all_entities
+        ) as _sw_span
+        from _sw_by_entity
+    ) as _sw_with_span
+) as _sw_spanned
   {%- endset -%}
 with _sw_events as (
     select *, {{ bounds.key }} as _sw_period
@@ -347,7 +349,7 @@ _sw_by_period as (
 _sw_by_entity as (
     select
         {{ entity_sql }},
-        collect_list(named_struct('_sw_period', _sw_period, '_sw_cell', struct({{ cell_fields | join(', ') }}))) as _sw_filled
+        collect_list(named_struct({{ filled_fields | join(', ') }})) as _sw_filled
     from _sw_by_period
     group by {{ entity_sql }}
 )

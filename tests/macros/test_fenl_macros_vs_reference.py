@@ -206,6 +206,32 @@ def test_cron_covers_every_entity_over_the_whole_inputs_span(spark):
     ]
 
 
+def test_cron_cells_keep_the_aggregates_types_in_empty_periods(spark):
+    """An empty period's cells are the constants 0 and NULL: they take each aggregate's
+    type (decimal, bigint, string, double), as in a plain GROUP BY, and no value of a
+    filled period is rounded or cast."""
+    spark.sql(
+        "create or replace temp view sw_events as select * from values "
+        "(1, 'a', timestamp'2024-01-01 10:00:00', 12345678901.25BD, 3000000000L, 'x'), "
+        "(2, 'a', timestamp'2024-01-03 09:00:00', 0.5BD, 1L, 'y') as t(seq, e, t, price, n, label)"
+    )
+    aggregates = ("{'price_sum': 'sum(price)', 'n_sum': 'sum(n)', 'events': 'count(*)', 'first_label': 'first(label)', "
+                  "'price_mean': 'mean(price)'}")
+    result = spark.sql(call("fenl_since(period='daily')", aggregates=aggregates))
+    direct = spark.sql("select sum(price) as price_sum, sum(n) as n_sum, count(*) as events, "
+                       "min_by(label, seq) as first_label, avg(price) as price_mean from sw_events group by e")
+    types = {f.name: f.dataType.simpleString() for f in result.schema.fields}
+    assert {name: types[name] for name in direct.columns} == {
+        f.name: f.dataType.simpleString() for f in direct.schema.fields
+    }
+    got = [tuple(r) for r in result.orderBy("period_start").select(*direct.columns).collect()]
+    assert [(str(p), n, c, f, None if m is None else str(m)) for p, n, c, f, m in got] == [
+        ("12345678901.25", 3000000000, 1, "x", "12345678901.250000"),
+        ("0.00", 0, 0, None, None),
+        ("0.50", 1, 1, "y", "0.500000"),
+    ]
+
+
 def test_null_time_fails_the_query_naming_entity_and_arrival(spark):
     spark.sql(
         "create or replace temp view sw_events as select * from values "
