@@ -45,9 +45,8 @@ def same_rows(actual: pd.DataFrame, expected: pd.DataFrame, key: list[str]):
 def test_count_window_on_spark_equals_pandas(spark, frame, n):
     options = dict(time="t0", end="t1", n=n, group_by="g", arrival="seq", aggregates={"s": "sum(v)", "k": "count(*)"},
                    user_aggregates={"twa": time_weighted_average("v")})
-    spark.conf.set("spark.sql.shuffle.partitions", "3")
-    actual = count_window_aggregate_spark(spark.createDataFrame(frame, SCHEMA), **options).toPandas()
-    spark.conf.set("spark.sql.shuffle.partitions", "8")
+    with session_setting(spark, "spark.sql.shuffle.partitions", "3"):
+        actual = count_window_aggregate_spark(spark.createDataFrame(frame, SCHEMA), **options).toPandas()
     same_rows(actual, count_window_aggregate(frame, **options), ["g", "point_at"])
 
 
@@ -65,14 +64,11 @@ def test_interval_semantics_on_spark_equals_pandas(spark, frame, drain):
 def test_engine_calls_are_cut_between_whole_groups(spark, frame, partitions, batch_rows):
     """Arrow batches of 2 rows and cuts every few rows: a call never splits a group."""
     options = dict(start="t0", end="t1", group_by=["g"], arrival="seq", aggregates={"n": "count(*)", "s": "sum(v)"})
-    spark.conf.set("spark.sql.shuffle.partitions", str(partitions))
-    try:
-        with session_setting(spark, "spark.sql.execution.arrow.maxRecordsPerBatch", "2"):
-            actual = apply_per_group(spark.createDataFrame(frame, SCHEMA), interval_aggregate, options,
-                                     group_by=["g"], time_columns=("window_start", "window_end", "emitted_at"),
-                                     time_source="t0", order_by=["seq"], batch_rows=batch_rows).toPandas()
-    finally:
-        spark.conf.set("spark.sql.shuffle.partitions", "8")
+    with (session_setting(spark, "spark.sql.shuffle.partitions", str(partitions)),
+          session_setting(spark, "spark.sql.execution.arrow.maxRecordsPerBatch", "2")):
+        actual = apply_per_group(spark.createDataFrame(frame, SCHEMA), interval_aggregate, options,
+                                 group_by=["g"], time_columns=("window_start", "window_end", "emitted_at"),
+                                 time_source="t0", order_by=["seq"], batch_rows=batch_rows).toPandas()
     same_rows(actual, interval_aggregate(frame, **options), ["g", "window_start"])
 
 
