@@ -221,7 +221,7 @@
     {{ return({'sql': '(select * from ' ~ bounded ~ ' as _sw_bounded where true' ~ kept ~ ')', 'context': 'false'}) }}
   {%- endif -%}
   {%- if spec.fenl_window != 'sliding' -%}
-    {{ return({'sql': '(select * from ' ~ bounded ~ ' as _sw_bounded where ' ~ key ~ ' >= ' ~ plan_like.from_key ~ kept ~ ')', 'context': 'false'}) }}
+    {{ return({'sql': '(select * from ' ~ bounded ~ ' as _sw_bounded where ' ~ stream_windows._sw_key_from(plan_like, plan_like.from_key) ~ kept ~ ')', 'context': 'false'}) }}
   {%- endif -%}
   {%- set counted = '(select * from ' ~ bounded ~ ' as _sw_bounded where coalesce(' ~ spec.predicate ~ ', false) or ' ~ key ~ ' >= ' ~ plan_like.from_key ~ ')' -%}
   {%- set newest_first = 'row_number() over (partition by ' ~ entities | join(', ') ~ ' order by ' ~ time_column ~ ' desc, ' ~ arrival_order ~ ' desc)' -%}
@@ -229,14 +229,14 @@
   {{ return({'sql': sql, 'context': key ~ ' < ' ~ plan_like.from_key}) }}
 {% endmacro %}
 
-{% macro _sw_fenl_state_at(source, entities, time_column, arrival_order, pipelines, spec, inc, key, exclude, cut, state_table, cuts) %}
+{% macro _sw_fenl_state_at(source, entities, time_column, arrival_order, pipelines, spec, inc, key, exclude, cut, state_table, cuts, floor=none) %}
   {#- Makes the state at `cut` in state_table: from the latest kept cut before it
       (`cuts`: those the table holds) and the rows between, else from every row before
       it, in a new table when none is kept. Drops every other kept cut. -#}
   {%- set earlier = cuts | select('lt', cut) | list -%}
   {%- set since = earlier | max if earlier else none -%}
   {%- if cut not in cuts -%}
-    {%- set rows = stream_windows._sw_fenl_rows_from(source, entities, time_column, arrival_order, spec, inc, {'from_key': since, 'key': key, 'exclude': exclude}, cut) -%}
+    {%- set rows = stream_windows._sw_fenl_rows_from(source, entities, time_column, arrival_order, spec, inc, {'from_key': since, 'key': key, 'exclude': exclude, 'arrival_order': arrival_order, 'floor': floor}, cut) -%}
     {%- set prior = ('(select * except (state_cut) from ' ~ state_table ~ ' where state_cut = ' ~ since ~ ')') if since is not none else none -%}
     {%- set stateful = stream_windows._sw_fenl_stateful_sql(rows.sql, entities, time_column, arrival_order, pipelines, spec, prior, rows.context) -%}
     {%- set order_key = 'struct(' ~ time_column ~ ', ' ~ arrival_order ~ ')' -%}
@@ -265,7 +265,12 @@
   {%- if spec.fenl_window == 'cron' -%}
     {{ return(stream_windows._sw_fenl_cron_incremental(macro_name, relation, source, entities, time_column, arrival_order, pipelines, spec.period, time_zone, inc)) }}
   {%- endif -%}
-  {%- set plan = stream_windows._sw_incremental_plan(macro_name, inc, relation, arrival_order, entities, none, 0) -%}
+  {#- The state may lag the cut by up to a week of partitions (below), and a sliding
+      window reads its context before that: the arrival floor sits that far back. -#}
+  {%- set step = 86400000000 if inc.kind == 'interval' else inc.partition -%}
+  {%- set lag = 7 * step -%}
+  {%- set plan = stream_windows._sw_incremental_plan(macro_name, inc, relation, arrival_order, entities, none, 0,
+      horizon=lag + (16 * step if spec.fenl_window == 'sliding' else 0)) -%}
   {%- set key = stream_windows._sw_incremental_key(inc) -%}
   {%- set state_table = this.incorporate(path={'identifier': this.identifier ~ '__fenl_state'}) if execute else none -%}
   {%- if plan is none -%}
@@ -305,11 +310,10 @@
       cut on. Advancing the state is a statement of its own (2-4 s on the bench's year,
       whatever the days it covers); lagging, a daily run pays it once a week, and reads
       at most six more days of rows in its SELECT. -#}
-  {%- set lag = 7 * (86400000000 if inc.kind == 'interval' else inc.partition) -%}
   {%- set usable = cuts | select('le', cut) | select('ge', cut - lag) | list -%}
   {%- set state_cut = usable | max if usable else cut -%}
-  {{- stream_windows._sw_fenl_state_at(source, entities, time_column, arrival_order, pipelines, spec, inc, key, plan.exclude, state_cut, state_table, cuts) -}}
-  {%- set rows = stream_windows._sw_fenl_rows_from(source, entities, time_column, arrival_order, spec, inc, {'from_key': state_cut, 'key': plan.key, 'exclude': plan.exclude}, none) -%}
+  {{- stream_windows._sw_fenl_state_at(source, entities, time_column, arrival_order, pipelines, spec, inc, key, plan.exclude, state_cut, state_table, cuts, plan.floor) -}}
+  {%- set rows = stream_windows._sw_fenl_rows_from(source, entities, time_column, arrival_order, spec, inc, {'from_key': state_cut, 'key': plan.key, 'exclude': plan.exclude, 'arrival_order': arrival_order, 'floor': plan.floor}, none) -%}
   {%- set prior = '(select * except (state_cut) from ' ~ state_table ~ ' where state_cut = ' ~ state_cut ~ ')' -%}
   {%- set internal = stream_windows._sw_fenl_internal_stateful_columns(spec, pipelines) -%}
 select
@@ -332,8 +336,13 @@ where {{ key }} >= {{ cut }}
       appended to by later runs). An entity seen for the first time needs its empty
       periods back to the span's first, so the run then recomputes from there; the
       span's first period is the table's first. -#}
-  {#- No reopen: an entity's periods since its last event are empty cells of the grid. -#}
-  {%- set plan = stream_windows._sw_incremental_plan(macro_name, inc, relation, arrival_order, entities, none, 0, 'input', reopen=false) -%}
+  {#- No reopen: an entity's periods since its last event are empty cells of the grid.
+      The run reads from X, the day start of the period holding the plan's cut: the
+      cut's own day for UTC hours and days, up to a day before it in another zone, a
+      month or a year before it for those periods (the arrival floor's horizon). -#}
+  {%- set day = 86400000000 if inc.kind == 'interval' else inc.partition -%}
+  {%- set horizon = (0 if time_zone == 'UTC' else day) if period in ('hourly', 'daily') else day * {'monthly': 32, 'yearly': 367}[period] -%}
+  {%- set plan = stream_windows._sw_incremental_plan(macro_name, inc, relation, arrival_order, entities, none, 0, 'input', reopen=false, horizon=horizon) -%}
   {%- set key = stream_windows._sw_incremental_key(inc) -%}
   {%- set bounds = stream_windows._sw_fenl_period_sql(period, time_zone) -%}
   {%- set entity_table = this.incorporate(path={'identifier': this.identifier ~ '__fenl_entities'}) if execute else none -%}
@@ -371,8 +380,7 @@ where {{ key }} >= {{ cut }}
   {%- for column in entities -%}{%- do on.append('_sw_known.' ~ column ~ ' <=> _sw_seen.' ~ column) -%}{%- endfor -%}
   {#- The input from X on. A new row with a NULL time has failed the plan's query
       already, which names it: no check is needed here. -#}
-  {%- set since = '(select * from ' ~ relation ~ ' as _sw_all where ' ~ key ~ ' >= __sw_from__)' -%}
-  {%- set source = since | replace('__sw_from__', x | string) -%}
+  {%- set source = '(select * from ' ~ relation ~ ' as _sw_all where ' ~ stream_windows._sw_key_from(plan, x) ~ ')' -%}
   {%- set unseen = 'select distinct ' ~ entity_sql ~ ' from ' ~ source ~ ' as _sw_seen where ' ~ key ~ ' >= ' ~ x ~ kept
       ~ ' and not exists (select 1 from ' ~ entity_table ~ ' as _sw_known where ' ~ on | join(' and ') ~ ')' -%}
   {#- An entity the table has never seen has new rows and no processed row since the
@@ -381,7 +389,7 @@ where {{ key }} >= {{ cut }}
     {%- do run_query('insert into ' ~ entity_table ~ ' ' ~ unseen) -%}
     {%- set span_first = run_query(span_first_query).rows[0]['s'] | int -%}
     {%- set x = stream_windows._sw_partition_start(inc, span_first) -%}
-    {%- set source = since | replace('__sw_from__', x | string) -%}
+    {%- set source = '(select * from ' ~ relation ~ ' as _sw_all where ' ~ stream_windows._sw_key_from(plan, x) ~ ')' -%}
     {%- do log(macro_name ~ '() in model ' ~ model.name ~ ': new entities; recomputing every period', info=true) -%}
   {%- endif -%}
   {%- set fresh = '(select * from ' ~ source ~ ' as _sw_all where ' ~ key ~ ' >= ' ~ x ~ kept ~ ')' -%}

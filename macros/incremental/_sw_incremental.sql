@@ -86,7 +86,7 @@
   {%- endif -%}
 {% endmacro %}
 
-{% macro _sw_incremental_plan(macro_name, spec, relation, arrival_order, partitions, reach_past, reach_future, watermark_from='output', reopen=true) %}
+{% macro _sw_incremental_plan(macro_name, spec, relation, arrival_order, partitions, reach_past, reach_future, watermark_from='output', reopen=true, horizon=none) %}
   {#- What this run recomputes: none for a full build, else {'from_key': the first
       recomputed partition's start, 'input_from_key': from_key - reach_past (none when
       the lookback is counted in rows), 'exclude': a condition on input rows that
@@ -107,7 +107,19 @@
       property stream_windows.watermark, written by a post-hook after each build from
       the partitions that build wrote: reading them costs no scan. A run that dies
       between its insert and the hook leaves the older values, so the next run
-      recomputes a little more, to the same rows. -#}
+      recomputes a little more, to the same rows.
+      The property also keeps an arrival floor (F, A): every input row with key >= F
+      has an arrival position >= A (F is the lowest key the next run reads in the
+      usual case: this run's first recomputed partition minus `horizon`, which
+      defaults to reach_past, or 16 partitions for a lookback counted in rows).
+      plan.floor carries it, and _sw_key_from adds `arrival >= A` to every read from a
+      key at or after F: a filter Parquet prunes files and row groups by, since an
+      append-only table's files hold runs of arrival positions, where a filter on the
+      time through unix_micros (or on an INT96 timestamp, Spark's default) prunes
+      nothing. So a run reads the new input and the recent rows its windows need, not
+      every file of the history. A row arriving later has a position above every
+      present one, so the floor stays true; each run finds the next one in its plan
+      query (from the rows the floor already narrows), a full build with one pass. -#}
   {%- set key = stream_windows._sw_incremental_key(spec) -%}
   {%- if not execute -%}
     {%- do config(post_hook=["{{ stream_windows._sw_record_watermark('" ~ key ~ "', '" ~ arrival_order ~ "', '" ~ watermark_from ~ "') }}"]) -%}
@@ -117,23 +129,41 @@
   {%- if is_incremental() and 'time_partition' not in (adapter.get_columns_in_relation(this) | map(attribute='name') | list) -%}
     {{ exceptions.raise_compiler_error(macro_name ~ "() in model " ~ model.name ~ ": the table " ~ this ~ " was built without time_partition (before the model was incremental); rebuild it once with --full-refresh.") }}
   {%- endif -%}
-  {%- set seen = stream_windows._sw_recorded_watermark() if is_incremental() else none -%}
+  {%- set seen = stream_windows._sw_recorded_watermark(spec) if is_incremental() else none -%}
   {%- if seen is none and is_incremental() and watermark_from == 'output' -%}
     {#- No recorded watermark (the build that made the table died before its post-hook):
         read it from the data once (an input-watermark model rebuilds every partition). -#}
     {%- set seen = stream_windows._sw_latest(key, arrival_order, this) -%}
-    {%- set seen = {'w': seen['w'], 's': seen['s']} if seen['w'] is not none else none -%}
+    {%- set seen = {'w': seen['w'], 's': seen['s'], 'floor': none} if seen['w'] is not none else none -%}
   {%- endif -%}
+  {%- set step = 86400000000 if spec.kind == 'interval' else spec.partition -%}
+  {%- set horizon = horizon if horizon is not none else (reach_past if reach_past is not none else 16 * step) -%}
   {%- if seen is none -%}
     {%- do run_query('set ' ~ stream_windows._sw_recomputed_conf() ~ '=all') -%}
-    {%- if watermark_from == 'input' -%}
+    {%- set floor_conf = 'none' -%}
+    {%- if watermark_from == 'input' or flags.WHICH in ('run', 'build') -%}
       {%- set now = stream_windows._sw_latest(key, arrival_order, relation) -%}
-      {%- do run_query('set ' ~ stream_windows._sw_next_watermark_conf() ~ '=' ~ ((now['w'] ~ '|' ~ now['s']) if now['w'] is not none else 'none')) -%}
+      {%- if watermark_from == 'input' -%}
+        {%- do run_query('set ' ~ stream_windows._sw_next_watermark_conf() ~ '=' ~ ((now['w'] ~ '|' ~ now['s']) if now['w'] is not none else 'none')) -%}
+      {%- endif -%}
+      {#- The first arrival floor, for the first scheduled run: one pass over the rows
+          from its key (by `dbt run` and `dbt build` only; a compile need not pay it). -#}
+      {%- if now['w'] is not none and flags.WHICH in ('run', 'build') -%}
+        {%- set newest = now['w'] | int if spec.kind == 'interval' else now['w'] | float -%}
+        {%- set floor_key = stream_windows._sw_partition_start(spec, newest - reach_future) - horizon -%}
+        {%- set floor_arrival = run_query('select cast(min(' ~ arrival_order ~ ') as string) as a from ' ~ relation ~ ' as _sw_input where ' ~ key ~ ' >= ' ~ floor_key).rows[0]['a'] -%}
+        {%- set floor_conf = floor_key ~ '|' ~ (floor_arrival if floor_arrival is not none else now['s']) -%}
+      {%- endif -%}
     {%- endif -%}
+    {%- do run_query('set ' ~ stream_windows._sw_floor_conf() ~ '=' ~ floor_conf) -%}
     {{ return(none) }}
   {%- endif -%}
   {%- set w = seen['w'] | int if spec.kind == 'interval' else seen['w'] | float -%}
   {%- set s = seen['s'] -%}
+  {%- set reads = {'key': key, 'arrival_order': arrival_order, 'floor': seen['floor']} -%}
+  {#- The next arrival floor, at the usual first read of the next run. -#}
+  {%- set next_floor_key = stream_windows._sw_partition_start(spec, w - reach_future) - horizon -%}
+  {%- set next_floor = 'select cast(min(' ~ arrival_order ~ ') as string) as _sw_next_floor from ' ~ relation ~ ' as _sw_input where ' ~ stream_windows._sw_key_from(reads, next_floor_key) -%}
   {%- set audit = this.incorporate(path={'identifier': this.identifier ~ '__late_rows'}) -%}
   {%- set audited = load_relation(audit) -%}
   {%- set exclude = (arrival_order ~ ' in (select ' ~ arrival_order ~ ' from ' ~ audited ~ ')') if audited is not none else none -%}
@@ -143,27 +173,33 @@
   {#- One query over the new rows finds the first late row and, before it, any row a
       run cannot place: a NULL time or arrival position. Every later filter on the time
       (key >= X) would drop such a row silently (Spark infers `is not null` from it),
-      so the run fails here, naming it, before it writes anything. -#}
+      so the run fails here, naming it, before it writes anything. The rows with a
+      NULL arrival position are a branch of their own: with one condition for both,
+      Spark factors the shared `is null` out and leaves an OR it cannot push down to
+      Parquet, and the query read every file of the input instead of the new ones. -#}
   {%- set unplaceable = '(' ~ key ~ ' is null or ' ~ arrival_order ~ ' is null)' -%}
+  {%- set candidates = '(select * from ' ~ relation ~ ' where ' ~ is_fresh ~ ' and (' ~ late_condition ~ ' or ' ~ key ~ ' is null) union all select * from '
+      ~ relation ~ ' where ' ~ arrival_order ~ ' is null)' -%}
   {%- set first_late = 'select ' ~ arrival_order ~ ', cast(' ~ spec.time_column ~ ' as string) as t, ' ~ key ~ ' as k'
       ~ (', ' ~ partitions | join(', ') if partitions else '') ~ ', count(' ~ key ~ ') over () as n, min(' ~ key ~ ') over () as earliest from '
-      ~ '(select * from ' ~ relation ~ ' where (' ~ is_fresh ~ ') or ' ~ arrival_order ~ ' is null) as _sw_fresh where ' ~ late_condition ~ ' or ' ~ unplaceable ~ ' order by ' ~ unplaceable ~ ' desc, ' ~ arrival_order ~ ' limit 1' -%}
+      ~ candidates ~ ' as _sw_fresh order by ' ~ unplaceable ~ ' desc, ' ~ arrival_order ~ ' limit 1' -%}
   {%- set from_key = w - reach_future -%}
   {%- set groups = partitions if partitions else ['_sw_all'] -%}
   {%- set group_select = partitions | join(', ') if partitions else '1 as _sw_all' -%}
+  {#- The next arrival floor, the late-row question and (input-watermark plans) the
+      groups' aggregation below, over the span from from_key's partition on: one
+      query, so one Spark job's fixed cost (about half a second here) instead of
+      several. -#}
+  {%- set questions = 'select * from (' ~ next_floor ~ ') as _sw_floor' -%}
   {%- if watermark_from == 'input' -%}
-    {#- A run without late rows needs this and the groups' aggregation below, over
-        the span from from_key's partition on: one query, so one Spark job's fixed
-        cost (about half a second here) instead of two. -#}
     {%- set lo = stream_windows._sw_partition_start(spec, from_key) -%}
-    {%- set touched = stream_windows._sw_touched_groups(relation, key, arrival_order, s, lo, exclude, groups, group_select) -%}
-    {%- set now = run_query('select * from (' ~ touched.summary ~ ') as _sw_now left join (select *, true as _sw_found from (' ~ first_late
-        ~ ') as _sw_first) as _sw_first_late on true').rows[0] -%}
-    {%- set row = now if now['_sw_found'] else none -%}
-  {%- else -%}
-    {%- set found = run_query(first_late).rows -%}
-    {%- set row = found[0] if found | length > 0 else none -%}
+    {%- set touched = stream_windows._sw_touched_groups(relation, reads, s, lo, exclude, groups, group_select) -%}
+    {%- set questions = questions ~ ' cross join (' ~ touched.summary ~ ') as _sw_now' -%}
   {%- endif -%}
+  {%- set now = run_query(questions ~ ' left join (select *, true as _sw_found from (' ~ first_late ~ ') as _sw_first) as _sw_first_late on true').rows[0] -%}
+  {%- set row = now if now['_sw_found'] else none -%}
+  {#- No row from the floor's key on yet: every later row arrives after S. -#}
+  {%- do run_query('set ' ~ stream_windows._sw_floor_conf() ~ '=' ~ next_floor_key ~ '|' ~ (now['_sw_next_floor'] if now['_sw_next_floor'] is not none else s)) -%}
   {%- if row is not none -%}
     {%- set where = [] -%}
     {%- for column in partitions -%}{%- do where.append(column ~ '=' ~ row[column]) -%}{%- endfor -%}
@@ -206,7 +242,7 @@
       {#- Late rows audited (a new exclusion) or reprocessed (an earlier from_key):
           the groups' aggregation above read another span. -#}
       {%- set lo = stream_windows._sw_partition_start(spec, from_key) -%}
-      {%- set touched = stream_windows._sw_touched_groups(relation, key, arrival_order, s, lo, exclude, groups, group_select) -%}
+      {%- set touched = stream_windows._sw_touched_groups(relation, reads, s, lo, exclude, groups, group_select) -%}
       {%- set now = run_query(touched.summary).rows[0] -%}
     {%- endif -%}
     {%- set kept = (' and not ' ~ exclude) if exclude else '' -%}
@@ -232,22 +268,44 @@
       from from_key's partition on (so possibly none at all: new groups); an
       input-watermark plan counts them, others give none (unknown). -#}
   {{ return({'from_key': from_key, 'input_from_key': (from_key - reach_past) if reach_past is not none else none, 'exclude': exclude, 'key': key,
+      'arrival_order': arrival_order, 'floor': reads.floor,
       'fresh_groups_unseen_since_cut': now['_sw_now_reopened'] if watermark_from == 'input' else none,
       'kept_key_range': kept_key_range if watermark_from == 'input' else none}) }}
 {% endmacro %}
 
-{% macro _sw_touched_groups(relation, key, arrival_order, s, lo, exclude, groups, group_select) %}
+{% macro _sw_touched_groups(relation, reads, s, lo, exclude, groups, group_select) %}
   {#- Per group, over the kept input with keys from lo on (per_group): its newest fresh
       key (arrival after s), newest processed key, newest arrival and least key; and
       their one-row summary (summary: _sw_now_w, _sw_now_s, _sw_now_reopened - groups
-      with fresh rows and no processed row there - _sw_now_lo, _sw_now_hi). -#}
+      with fresh rows and no processed row there - _sw_now_lo, _sw_now_hi). reads:
+      {'key', 'arrival_order', 'floor'}, as _sw_key_from takes them. -#}
+  {%- set key = reads.key -%}
+  {%- set arrival_order = reads.arrival_order -%}
   {%- set per_group = 'select ' ~ group_select ~ ', max(case when ' ~ arrival_order ~ ' > ' ~ s ~ ' then ' ~ key ~ ' end) as _sw_fresh_w, max(case when '
       ~ arrival_order ~ ' <= ' ~ s ~ ' then ' ~ key ~ ' end) as _sw_seen_w, max(' ~ arrival_order ~ ') as _sw_s, min(' ~ key ~ ') as _sw_lo from ' ~ relation ~ ' as _sw_input where '
-      ~ key ~ ' >= ' ~ lo ~ ((' and not ' ~ exclude) if exclude else '') ~ ' group by ' ~ groups | join(', ') -%}
+      ~ stream_windows._sw_key_from(reads, lo) ~ ((' and not ' ~ exclude) if exclude else '') ~ ' group by ' ~ groups | join(', ') -%}
   {%- set summary = 'select cast(max(_sw_fresh_w) as string) as _sw_now_w, cast(max(_sw_s) as string) as _sw_now_s, '
       ~ 'count(case when _sw_fresh_w is not null and _sw_seen_w is null then 1 end) as _sw_now_reopened, '
       ~ 'cast(min(_sw_lo) as string) as _sw_now_lo, cast(max(greatest(_sw_fresh_w, _sw_seen_w)) as string) as _sw_now_hi from (' ~ per_group ~ ') as _sw_touched' -%}
   {{ return({'per_group': per_group, 'summary': summary}) }}
+{% endmacro %}
+
+{% macro _sw_key_from(reads, bound) %}
+  {#- The condition `key >= bound` of a read of the input, and with it `arrival >= A`
+      when the recorded arrival floor (F, A) covers the bound (bound >= F): every row
+      with key >= F arrived at or after A, so the second condition removes no row the
+      first keeps, and Parquet prunes the files (and row groups) by it. reads: a plan,
+      or any mapping with 'key', 'arrival_order' and 'floor' ({'key', 'arrival'} or
+      none). -#}
+  {%- set floor = reads.get('floor') -%}
+  {%- set covered = floor is not none and bound is not none and bound >= floor.key -%}
+  {{ return(reads.key ~ ' >= ' ~ bound ~ ((' and ' ~ reads.arrival_order ~ ' >= ' ~ floor.arrival) if covered else '')) }}
+{% endmacro %}
+
+{% macro _sw_floor_conf() %}
+  {#- A session setting holding 'F|A', the arrival floor a run (or full build) found
+      for the next run, for its post-hook ('none' when it found none). -#}
+  {{ return('stream_windows.arrival_floor.' ~ local_md5(this | string)) }}
 {% endmacro %}
 
 {% macro _sw_recomputed_conf() %}
@@ -270,12 +328,18 @@
   {{ return('stream_windows.next_watermark.' ~ local_md5(this | string)) }}
 {% endmacro %}
 
-{% macro _sw_recorded_watermark() %}
-  {#- {'w': latest time key, 's': latest arrival position} from the table property,
-      or none. -#}
+{% macro _sw_recorded_watermark(spec=none) %}
+  {#- {'w': latest time key, 's': latest arrival position, 'floor': the arrival floor
+      {'key': F, 'arrival': A} or none (a table written before floors were kept)}
+      from the table property 'W|S[|F|A]' (as strings; F as a number given the
+      incremental spec), or none. -#}
   {%- for row in run_query('show tblproperties ' ~ this) if row[0] == 'stream_windows.watermark' -%}
     {%- set parts = row[1].split('|') -%}
-    {{ return({'w': parts[0], 's': parts[1]}) }}
+    {%- set floor = none -%}
+    {%- if parts | length == 4 -%}
+      {%- set floor = {'key': (parts[2] | int if spec is none or spec.kind == 'interval' else parts[2] | float), 'arrival': parts[3]} -%}
+    {%- endif -%}
+    {{ return({'w': parts[0], 's': parts[1], 'floor': floor}) }}
   {%- endfor -%}
   {{ return(none) }}
 {% endmacro %}
@@ -286,10 +350,12 @@
       input-watermark model, from what its run read), into the table property
       stream_windows.watermark. -#}
   {%- if not execute -%}{{ return('') }}{%- endif -%}
+  {%- set floor = run_query('set ' ~ stream_windows._sw_floor_conf()).rows[0][1] -%}
+  {%- set floor = ('|' ~ floor) if floor not in (none, 'none', '<undefined>') else '' -%}
   {%- if watermark_from == 'input' -%}
     {%- set next = run_query('set ' ~ stream_windows._sw_next_watermark_conf()).rows[0][1] -%}
     {%- if next in (none, 'none', '<undefined>') -%}{{ return('') }}{%- endif -%}
-    {{ return("alter table " ~ this ~ " set tblproperties ('stream_windows.watermark' = '" ~ next ~ "')") }}
+    {{ return("alter table " ~ this ~ " set tblproperties ('stream_windows.watermark' = '" ~ next ~ floor ~ "')") }}
   {%- endif -%}
   {%- set since = run_query('set ' ~ stream_windows._sw_recomputed_conf()).rows[0][1] -%}
   {%- set partial = since not in (none, 'all', '<undefined>') -%}
@@ -302,7 +368,7 @@
     {%- set s = before['s'] if s is none or (before['s'] | float) > (s | float) else s -%}
   {%- endif -%}
   {%- if w is none -%}{{ return('') }}{%- endif -%}
-  {{ return("alter table " ~ this ~ " set tblproperties ('stream_windows.watermark' = '" ~ w ~ "|" ~ s ~ "')") }}
+  {{ return("alter table " ~ this ~ " set tblproperties ('stream_windows.watermark' = '" ~ w ~ "|" ~ s ~ floor ~ "')") }}
 {% endmacro %}
 
 {% macro _sw_counted_context(relation, plan, spec, partitions, n, counted, rank_expr) %}
@@ -312,7 +378,7 @@
       rows not recomputed, picked by `rank_expr` (a row_number() or dense_rank() over
       the group, newest first). -#}
   {%- set kept = (' and not ' ~ plan.exclude) if plan.exclude else '' -%}
-  {%- set recent = 'select * from ' ~ relation ~ ' where ' ~ plan.key ~ ' >= ' ~ plan.from_key ~ kept -%}
+  {%- set recent = 'select * from ' ~ relation ~ ' where ' ~ stream_windows._sw_key_from(plan, plan.from_key) ~ kept -%}
   {%- if n < 1 -%}{{ return('(' ~ recent ~ ')') }}{%- endif -%}
   {#- The lookback is the shortest span (1, 2, 3, 4, 6, 8, 12, ... partitions) in which
       every group with recomputed rows finds its n. One query per 4x of reach counts, per
@@ -331,7 +397,7 @@
     {%- set tried = spans | select('le', search.reach) | list -%}
     {%- set far_from = plan.from_key - step * search.reach -%}
     {%- set keys = 'select ' ~ ('distinct ' if counted == 'times' else '') ~ (group_list ~ ', ' if partitions else '') ~ plan.key ~ ' as _sw_k from '
-        ~ relation ~ ' as _sw_input where ' ~ plan.key ~ ' >= ' ~ far_from ~ kept -%}
+        ~ relation ~ ' as _sw_input where ' ~ stream_windows._sw_key_from(plan, far_from) ~ kept -%}
     {%- set counts = [] -%}
     {%- for span in tried -%}
       {%- do counts.append('count(case when _sw_k >= ' ~ (plan.from_key - step * span) ~ ' and _sw_k < ' ~ plan.from_key ~ ' then 1 end) as _sw_in_' ~ span) -%}
@@ -358,7 +424,7 @@
     {%- endif -%}
   {%- endfor -%}
   {%- set near_from = plan.from_key - step * search.span -%}
-  {%- set before = 'select * from ' ~ relation ~ ' where ' ~ plan.key ~ ' >= ' ~ near_from ~ ' and ' ~ plan.key ~ ' < ' ~ plan.from_key ~ kept -%}
+  {%- set before = 'select * from ' ~ relation ~ ' where ' ~ stream_windows._sw_key_from(plan, near_from) ~ ' and ' ~ plan.key ~ ' < ' ~ plan.from_key ~ kept -%}
   {%- if search.short_groups is not none -%}
     {%- set older = 'select * from ' ~ relation ~ ' where ' ~ plan.key ~ ' < ' ~ near_from ~ kept -%}
     {%- if partitions -%}

@@ -61,7 +61,7 @@ from (select *, {{ paning.derived | join(', ') if paning.derived else 'true as _
 {%- if plan is not none %}
 {#- Only whole panes: rows from the first recomputed partition's start on, in panes that start there. #}
 where _sw_pane_start >= {{ plan.from_key }}
-  and {{ plan.key }} >= {{ plan.from_key }}
+  and {{ stream_windows._sw_key_from(plan, plan.from_key) }}
   {%- if plan.exclude %}
   and not ({{ plan.exclude }})
   {%- endif %}

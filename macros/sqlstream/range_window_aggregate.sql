@@ -65,7 +65,7 @@
     {%- set plan = stream_windows._sw_incremental_plan(macro_name, spec, source if bounds is not none else relation, arrival_order, partitions,
         window_range.size if direction == 'preceding' else 0, window_range.size if direction == 'following' else 0) -%}
     {%- if plan is not none -%}
-      {%- set source = '(select * from ' ~ source ~ ' as _sw_all where ' ~ plan.key ~ ' >= ' ~ plan.input_from_key ~ (' and not ' ~ plan.exclude if plan.exclude else '') ~ ')' -%}
+      {%- set source = '(select * from ' ~ source ~ ' as _sw_all where ' ~ stream_windows._sw_key_from(plan, plan.input_from_key) ~ (' and not ' ~ plan.exclude if plan.exclude else '') ~ ')' -%}
     {%- endif -%}
   {%- endif -%}
 

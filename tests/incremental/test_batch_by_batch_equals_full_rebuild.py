@@ -22,7 +22,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from tests.conftest import DbtFailure, run_dbt
+from tests.conftest import PROJECT_DIR, DbtFailure, run_dbt
 from tests.incremental.replay import COMPANIONS, FULL, MODELS, SCHEMA, SEED, differing_rows
 
 COUNT_WINDOW = "hourly_temperatures_city_count_window_24"
@@ -233,3 +233,48 @@ def test_reprocess_recomputes_the_late_rows_windows(replay):
     for full_refresh in ([], ["--full-refresh"]):
         with pytest.raises(DbtFailure, match=before_late):
             run_dbt("run", "--select", INTERVALS, *full_refresh)
+
+
+DAY_MICROS = 86_400_000_000
+# The arrival floor's horizon per mechanism: a RANGE window reads its range back, a
+# ROWS window's counted context searches 16 days back first, a UTC daily cron window
+# reads from the day it recomputes.
+FLOOR_HORIZONS = {"hourly_temperatures_city_stats_24h": DAY_MICROS,
+                  "hourly_temperatures_city_last_6_readings": 16 * DAY_MICROS,
+                  "hourly_temperatures_city_fenl_days": 0}
+
+
+def recorded_watermark(spark, model: str) -> list[str]:
+    properties = {r["key"]: r["value"] for r in spark.sql(f"show tblproperties {SCHEMA}.{model}").collect()}
+    return properties["stream_windows.watermark"].split("|")
+
+
+def first_arrival_from(spark, key: int) -> int:
+    return spark.sql(f"select min(seq) as a from {SEED} where unix_micros(reading_at) >= {key}").first()["a"]
+
+
+def test_runs_read_the_history_from_its_arrival_floor(replay):
+    """Every build records with W and S an arrival floor (F, A): the rows with key >= F
+    arrived at or after A. F is the next run's first read (W's day minus the window's
+    reach back), and the next run adds `seq >= A` to its reads from F on, which Parquet
+    prunes the older files by (a filter on the time through unix_micros prunes none)."""
+    spark, total, arrive = replay
+    models = list(FLOOR_HORIZONS)
+    arrive("seq <= 500")
+    run_dbt("run", "--select", *models, "--full-refresh")
+    floors = {}
+    for model, horizon in FLOOR_HORIZONS.items():
+        w, s, f, a = recorded_watermark(spark, model)
+        assert int(f) == int(w) - int(w) % DAY_MICROS - horizon, model
+        assert int(a) == first_arrival_from(spark, int(f)), model
+        floors[model] = (int(w), a)
+    arrive("seq <= 560")
+    run_dbt("run", "--select", *models)
+    for model, horizon in FLOOR_HORIZONS.items():
+        compiled = next((PROJECT_DIR / "target" / "compiled").rglob(f"{model}.sql")).read_text()
+        assert f"seq >= {floors[model][1]}" in compiled, model
+        w_before = floors[model][0]
+        w, s, f, a = recorded_watermark(spark, model)
+        assert (int(w), int(s)) > (w_before, 500), model
+        assert int(f) == w_before - w_before % DAY_MICROS - horizon, model
+        assert int(a) == first_arrival_from(spark, int(f)), model
