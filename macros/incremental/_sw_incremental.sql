@@ -190,16 +190,21 @@
       groups' aggregation below, over the span from from_key's partition on: one
       query, so one Spark job's fixed cost (about half a second here) instead of
       several. -#}
-  {%- set questions = 'select * from (' ~ next_floor ~ ') as _sw_floor' -%}
+  {%- set questions = [] -%}
   {%- if watermark_from == 'input' -%}
     {%- set lo = stream_windows._sw_partition_start(spec, from_key) -%}
     {%- set touched = stream_windows._sw_touched_groups(relation, reads, s, lo, exclude, groups, group_select) -%}
-    {%- set questions = questions ~ ' cross join (' ~ touched.summary ~ ') as _sw_now' -%}
+    {%- do questions.append('(' ~ touched.summary ~ ') as _sw_now') -%}
   {%- endif -%}
-  {%- set now = run_query(questions ~ ' left join (select *, true as _sw_found from (' ~ first_late ~ ') as _sw_first) as _sw_first_late on true').rows[0] -%}
+  {#- The groups' aggregation reads from lo: when the next floor's key is lo (no
+      horizon), its least arrival is the floor, without a scan of its own. -#}
+  {%- set floor_from_touched = watermark_from == 'input' and next_floor_key == lo -%}
+  {%- if not floor_from_touched -%}{%- do questions.append('(' ~ next_floor ~ ') as _sw_floor') -%}{%- endif -%}
+  {%- set now = run_query('select * from ' ~ questions | join(' cross join ') ~ ' left join (select *, true as _sw_found from (' ~ first_late ~ ') as _sw_first) as _sw_first_late on true').rows[0] -%}
   {%- set row = now if now['_sw_found'] else none -%}
   {#- No row from the floor's key on yet: every later row arrives after S. -#}
-  {%- do run_query('set ' ~ stream_windows._sw_floor_conf() ~ '=' ~ next_floor_key ~ '|' ~ (now['_sw_next_floor'] if now['_sw_next_floor'] is not none else s)) -%}
+  {%- set next_floor_arrival = now['_sw_now_first_arrival'] if floor_from_touched else now['_sw_next_floor'] -%}
+  {%- do run_query('set ' ~ stream_windows._sw_floor_conf() ~ '=' ~ next_floor_key ~ '|' ~ (next_floor_arrival if next_floor_arrival is not none else s)) -%}
   {%- if row is not none -%}
     {%- set where = [] -%}
     {%- for column in partitions -%}{%- do where.append(column ~ '=' ~ row[column]) -%}{%- endfor -%}
@@ -275,18 +280,20 @@
 
 {% macro _sw_touched_groups(relation, reads, s, lo, exclude, groups, group_select) %}
   {#- Per group, over the kept input with keys from lo on (per_group): its newest fresh
-      key (arrival after s), newest processed key, newest arrival and least key; and
-      their one-row summary (summary: _sw_now_w, _sw_now_s, _sw_now_reopened - groups
-      with fresh rows and no processed row there - _sw_now_lo, _sw_now_hi). reads:
+      key (arrival after s), newest processed key, newest and least arrival, least
+      key; and their one-row summary (summary: _sw_now_w, _sw_now_s, _sw_now_reopened
+      - groups with fresh rows and no processed row there - _sw_now_lo, _sw_now_hi,
+      _sw_now_first_arrival). reads:
       {'key', 'arrival_order', 'floor'}, as _sw_key_from takes them. -#}
   {%- set key = reads.key -%}
   {%- set arrival_order = reads.arrival_order -%}
   {%- set per_group = 'select ' ~ group_select ~ ', max(case when ' ~ arrival_order ~ ' > ' ~ s ~ ' then ' ~ key ~ ' end) as _sw_fresh_w, max(case when '
-      ~ arrival_order ~ ' <= ' ~ s ~ ' then ' ~ key ~ ' end) as _sw_seen_w, max(' ~ arrival_order ~ ') as _sw_s, min(' ~ key ~ ') as _sw_lo from ' ~ relation ~ ' as _sw_input where '
+      ~ arrival_order ~ ' <= ' ~ s ~ ' then ' ~ key ~ ' end) as _sw_seen_w, max(' ~ arrival_order ~ ') as _sw_s, min(' ~ arrival_order ~ ') as _sw_a, min(' ~ key ~ ') as _sw_lo from ' ~ relation ~ ' as _sw_input where '
       ~ stream_windows._sw_key_from(reads, lo) ~ ((' and not ' ~ exclude) if exclude else '') ~ ' group by ' ~ groups | join(', ') -%}
   {%- set summary = 'select cast(max(_sw_fresh_w) as string) as _sw_now_w, cast(max(_sw_s) as string) as _sw_now_s, '
       ~ 'count(case when _sw_fresh_w is not null and _sw_seen_w is null then 1 end) as _sw_now_reopened, '
-      ~ 'cast(min(_sw_lo) as string) as _sw_now_lo, cast(max(greatest(_sw_fresh_w, _sw_seen_w)) as string) as _sw_now_hi from (' ~ per_group ~ ') as _sw_touched' -%}
+      ~ 'cast(min(_sw_lo) as string) as _sw_now_lo, cast(max(greatest(_sw_fresh_w, _sw_seen_w)) as string) as _sw_now_hi, '
+      ~ 'cast(min(_sw_a) as string) as _sw_now_first_arrival from (' ~ per_group ~ ') as _sw_touched' -%}
   {{ return({'per_group': per_group, 'summary': summary}) }}
 {% endmacro %}
 
