@@ -127,28 +127,41 @@ TUMBLING_AGGREGATES = {"total": "sum(v)", "n": "count(*)", "n_labels": "count(la
                        "low": "min(v)", "mean": "avg(v)", "first_v": "first(v)", "last_label": "last(label)"}
 
 
-@pytest.mark.parametrize("group_by", [
-    pytest.param(["rows"], id="130 groups"),
-    pytest.param(None, id="no group_by"),
-])
 @pytest.mark.parametrize("options", [
     pytest.param(dict(size=30, advance=30), id="size 30"),
     pytest.param(dict(size=7, advance=7, offset=3, drain=True), id="offset and drain"),
     pytest.param(dict(size=5, advance=5, offset=-2, optional_windows="all"), id="all optional windows"),
 ])
-def test_tumbling_windows_run_as_one_sql_aggregation(spark, options, group_by):
+def test_tumbling_windows_run_as_one_sql_aggregation(spark, options):
     """size = advance over an integer field, aggregates with an exact SQL form: the plan
-    is Spark's own aggregation (no Python worker), equal to the pandas engine, emit_seq
-    included; 130 groups put the cells' group bitmaps over three 64-bit words, and
-    without group_by the one group is numbered by the same bitmaps (one bit a cell)."""
+    is Spark's own aggregation (no Python worker), equal to the pandas engine; 130
+    groups put the cells' group bitmaps over three 64-bit words, emit_seq included."""
     frame = random_stream(n=2500, groups=130, seed=21)
     frame["t"] -= 40  # negative values: the cell of v is v - pmod(v - offset, size)
     frame["label"] = np.where(frame.index % 3 == 0, None, "x" + (frame.index % 11).astype(str))
     frame = frame.rename(columns={"g": "rows"})  # a group column named like one of the plan's statistics
-    kwargs = dict(field="t", group_by=group_by, seq="seq", aggregates=TUMBLING_AGGREGATES, **options)
+    kwargs = dict(field="t", group_by=["rows"], seq="seq", aggregates=TUMBLING_AGGREGATES, **options)
     result = field_dimension_aggregate_spark(spark.createDataFrame(frame), partitions=3, **kwargs)
     plan = result._jdf.queryExecution().executedPlan().toString()
-    assert "InPandas" not in plan and "Aggregate(key=[__group_rank__" in plan, plan
+    assert "FlatMapGroupsInPandas" not in plan and "Aggregate(key=[__group_rank__" in plan, plan
+    actual = result.toPandas().sort_values("emit_seq", ignore_index=True)
+    expected = field_dimension_aggregate(frame, **kwargs)
+    assert_same_emissions(actual[list(expected.columns)], expected, repr(options))
+
+
+@pytest.mark.parametrize("options", [
+    pytest.param(dict(size=30, advance=30), id="size 30"),
+    pytest.param(dict(size=7, advance=7, offset=3, drain=True), id="offset and drain"),
+])
+def test_tumbling_windows_without_groups(spark, options):
+    """No group_by: one group, numbered by the same bitmaps (one bit a cell), still
+    Spark's own aggregation and equal to the pandas engine."""
+    frame = random_stream(n=800, seed=5)
+    kwargs = dict(field="t", seq="seq", aggregates={"total": "sum(v)", "n": "count(*)", "last_v": "last(v)"},
+                  **options)
+    result = field_dimension_aggregate_spark(spark.createDataFrame(frame), partitions=3, **kwargs)
+    plan = result._jdf.queryExecution().executedPlan().toString()
+    assert "InPandas" not in plan, plan
     actual = result.toPandas().sort_values("emit_seq", ignore_index=True)
     expected = field_dimension_aggregate(frame, **kwargs)
     assert_same_emissions(actual[list(expected.columns)], expected, repr(options))
