@@ -17,7 +17,7 @@ export DBT_PROFILES_DIR := $(CURDIR)
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: setup run test docs bench lint clean java cluster-up cluster-down
+.PHONY: setup run test test-fast show docs bench lint clean java cluster-up cluster-down
 
 setup: java $(STAMP)
 
@@ -39,6 +39,11 @@ run: setup
 
 test: setup
 	$(BIN)/python -m pytest
+
+# A model's first rows, after `make run`: make show MODEL=weather_minmax_24h [LIMIT=50]
+show: setup
+	@test -n "$(MODEL)" || { echo "usage: make show MODEL=<model name> [LIMIT=20]"; exit 2; }
+	$(BIN)/dbt show --select $(MODEL) --limit $(or $(LIMIT),20)
 
 docs: setup
 	$(BIN)/dbt docs generate

@@ -65,11 +65,21 @@ def project_build():
 
 
 @pytest.fixture(scope="session")
-def spark(project_build):
+def spark_session():
+    """The run's SparkSession, started by dbt from the profile (so it has the profile's
+    settings), without building the project: for tests of their own fixtures."""
     from pyspark.sql import SparkSession
 
-    session = SparkSession.getActiveSession() or SparkSession.builder.getOrCreate()
-    return session
+    SPARK_DIR.mkdir(parents=True, exist_ok=True)
+    if SparkSession.getActiveSession() is None:
+        run_dbt("show", "--inline", "select 1 as one")
+    return SparkSession.getActiveSession() or SparkSession.builder.getOrCreate()
+
+
+@pytest.fixture(scope="session")
+def spark(project_build, spark_session):
+    """The SparkSession, after the whole project was built."""
+    return spark_session
 
 
 def rows(spark, sql: str) -> list[dict]:

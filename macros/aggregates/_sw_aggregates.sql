@@ -1,6 +1,6 @@
 {#- The aggregate vocabulary of the SQL window macros: the Odysseus set of
-    SEMANTICS.md section 5, with the same results as the engine's range kernels
-    (src/streamwindows/range_aggregates.py).
+    docs/semantics.md (Odysseus section), with the same results as the engine's range
+    kernels (src/streamwindows/range_aggregates.py).
 
     Users write aggregates as a mapping {output_column: "function(arguments)"};
     function names are case-insensitive. Each function is described once, here:

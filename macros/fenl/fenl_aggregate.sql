@@ -3,7 +3,7 @@
 {% endmacro %}
 
 {#- Kaskada Fenl's aggregations over an event relation, per entity in time then
-    arrival order, as one Spark SQL SELECT (SEMANTICS.md section 4).
+    arrival order, as one Spark SQL SELECT (docs/semantics.md, Kaskada Fenl section).
 
     `window` (default cumulative) decides what is aggregated and when:
       cumulative         one row per input, the entity's rows so far;

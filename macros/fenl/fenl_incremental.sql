@@ -1,4 +1,5 @@
-{#- Incremental builds of fenl_aggregate's per-row windows (SEMANTICS.md section 6).
+{#- Incremental builds of fenl_aggregate's per-row windows (docs/semantics.md,
+    Incremental runs section).
 
     A Fenl output at a row depends on every earlier row of its entity: a cumulative
     aggregate, and every repeated stage (`sum() | mean()`), reach back to the

@@ -4,7 +4,7 @@
       new one);
     - `period` (hourly, daily, monthly, yearly): a cron window, one row per entity at
       every period boundary with the aggregate over the period that just ended,
-      empty periods included (SEMANTICS.md section 4). -#}
+      empty periods included (docs/semantics.md, Kaskada Fenl section). -#}
 {% macro fenl_since(predicate=none, period=none) %}
   {%- set periods = ['hourly', 'daily', 'monthly', 'yearly'] -%}
   {%- if (predicate is none) == (period is none) -%}

@@ -1,7 +1,7 @@
 {#- Fenl's `sliding(n, pred)` window generator, for fenl_aggregate's `window`: the
     aggregate over the n most recent rows of the entity for which `predicate` is
     true, emitted at every input row, NULL while fewer than n such rows exist
-    (SEMANTICS.md section 4). -#}
+    (docs/semantics.md, Kaskada Fenl section). -#}
 {% macro fenl_sliding(n, predicate='true') %}
   {%- if not stream_windows._sw_is_number(n) or n != (n | int) or n < 1 -%}
     {{ stream_windows._sw_fail('fenl_sliding', 'n', 'a whole number of rows >= 1', n) }}

@@ -1,4 +1,5 @@
-{#- Incremental builds of the per-row window macros (SEMANTICS.md section 6).
+{#- Incremental builds of the per-row window macros (docs/semantics.md, Incremental
+    runs section).
 
     A window model given `incremental={...}` outputs a `time_partition` column (the
     day of its time column, or the numeric bucket) and is built by dbt's incremental

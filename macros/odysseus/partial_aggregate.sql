@@ -2,8 +2,8 @@
   {{ return(adapter.dispatch('partial_aggregate', 'stream_windows')(relation, group_by, pane, aggregates, arrival_order, incremental)) }}
 {% endmacro %}
 
-{#- Odysseus' AGGREGATE with outputPA = true (SEMANTICS.md section 5): one row per
-    group and pane holding the mergeable partial states of every aggregate
+{#- Odysseus' AGGREGATE with outputPA = true (docs/semantics.md, Odysseus section): one
+    row per group and pane holding the mergeable partial states of every aggregate
     (macros/aggregates/_sw_partial_aggregates.sql), to be merged by
     merge_partial_aggregates over any set of panes.
 

@@ -4,7 +4,7 @@
 
 {#- SQLstream's `RANGE INTERVAL 'x' <unit> PRECEDING|FOLLOWING` windowed aggregation
     as a SELECT over `relation`, one output row per input row (plus rowtime-bound rows
-    when `bounds` is given). Contract: SEMANTICS.md section 1.
+    when `bounds` is given). Semantics: docs/semantics.md, SQLstream section.
 
     ties='arrival' (default, streaming): the window of row r holds the rows with time
     in [r.time - x, r.time] that arrived at or before r (FOLLOWING: [r.time, r.time + x],

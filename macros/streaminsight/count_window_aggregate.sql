@@ -2,12 +2,13 @@
   {{ return(adapter.dispatch('count_window_aggregate', 'stream_windows')(relation, time_column, n, aggregates, group_by, arrival_order, tick, incremental)) }}
 {% endmacro %}
 
-{#- StreamInsight's count window over N distinct start times (SEMANTICS.md section 3),
-    with built-in aggregates, as one Spark SQL SELECT. Per group, with distinct start
-    times t1 < ... < tD, window k (k = 1..D-N+1) spans [t_k, t_{k+N-1} + 1 tick) and holds
-    every event whose start lies in [t_k, t_{k+N-1}] (more than N events when start
-    times repeat). One point row per window at t_{k+N-1}; the group's last window is
-    provisional (is_final = false): a later event with its last start time would join it.
+{#- StreamInsight's count window over N distinct start times (docs/semantics.md,
+    StreamInsight section), with built-in aggregates, as one Spark SQL SELECT. Per
+    group, with distinct start times t1 < ... < tD, window k (k = 1..D-N+1) spans
+    [t_k, t_{k+N-1} + 1 tick) and holds every event whose start lies in
+    [t_k, t_{k+N-1}] (more than N events when start times repeat). One point row per
+    window at t_{k+N-1}; the group's last window is provisional (is_final = false): a
+    later event with its last start time would join it.
 
     Plan: every event gets the dense rank r of its start time in its group; the window
     opening at rank r is the native frame RANGE BETWEEN CURRENT ROW AND N-1 FOLLOWING

@@ -1,6 +1,6 @@
 """StreamInsight count windows (``CountByStartTimeWindow(N)``), replayed in batch.
 
-The contract is SEMANTICS.md section 3. Per group, let ``t1 < t2 < ... < tD`` be the
+The contract is docs/semantics.md, StreamInsight section. Per group, let ``t1 < t2 < ... < tD`` be the
 distinct event start times. Window k (k = 1..D-N+1) spans ``[t_k, t_{k+N-1} + 1 tick)``
 and holds every event whose start lies in ``[t_k, t_{k+N-1}]`` (more than N events when
 start times repeat); with D < N there is no window. The output policy is
@@ -24,7 +24,7 @@ Decisions where the contract is silent
   float time has no tick and is rejected. Timestamps come back as ``datetime64[ns]``
   (time zone kept).
 * Arrival order: the ``arrival`` column when given (stable), otherwise the start time's
-  order with the frame's row order as tie-break (SEMANTICS.md's common rule), in which
+  order with the frame's row order as tie-break (the common rules of docs/semantics.md), in which
   case the input cannot be out of order. With ``arrival``, a start below the previous
   start of its group raises :class:`OutOfOrderError`; equal starts are allowed.
 * ``end`` makes the events interval events ``[start, end)``; ``end`` must be after

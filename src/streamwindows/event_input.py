@@ -3,7 +3,7 @@
 Both engines take a frame of events with a start time (and, for interval events, an
 end), optionally grouped, and need the same preparation: the arrival order (an explicit
 arrival column, stable; otherwise the order of the start time with the frame's row order
-as tie-break, SEMANTICS.md's common rule), NULL and order checks that name the offending
+as tie-break, the common rules of docs/semantics.md), NULL and order checks that name the offending
 row, time coordinates that compare and subtract exactly, and the rows laid out group
 after group (arrival order within a group) so that per-group work is vectorized over
 all groups at once.

@@ -1,6 +1,6 @@
 """StreamBase Aggregate operator with a field-based dimension, replayed in batch.
 
-The contract is SEMANTICS.md section 2: each tuple t (value v, group g), in arrival
+The contract is docs/semantics.md, StreamBase section: each tuple t (value v, group g), in arrival
 order, (1) must not go below the previous tuple's value, (2) closes and emits every open
 window of every group with ``s + size <= v``, (3) makes every open window emit an
 intermediate row at each point ``s + k*emit_every < s + size`` (k >= 1) that v has

@@ -1,6 +1,6 @@
 """Odysseus AGGREGATE under interval (validity) semantics, replayed in batch.
 
-The contract is SEMANTICS.md section 5, "Interval semantics". Every event is valid
+The contract is docs/semantics.md, Odysseus section, "Interval semantics". Every event is valid
 over ``[start, end)``; events arrive ordered by start within their group. Odysseus keeps,
 per group, one partial aggregate per *piece*: the elementary intervals between
 consecutive distinct boundaries (every start and end of the group's events) over which
@@ -13,7 +13,7 @@ When a row is emitted
 * A piece ``[a, b)`` of group g is final once an event of g with ``start >= b``
   arrives: no later event of g can overlap it any more. That event emits it
   (``emit_kind`` 'close', ``emitted_at`` its start). **Per group**: the input is only
-  ordered by start within a group (SEMANTICS.md), so only an event of the same group
+  ordered by start within a group (docs/semantics.md), so only an event of the same group
   proves that g's time has moved on, and Odysseus keeps "an own state for each group".
 * At end of input the pieces still open are emitted with ``emit_kind`` 'drain' and a
   NULL ``emitted_at`` when ``drain`` (default True, Odysseus' drainAtDone); with

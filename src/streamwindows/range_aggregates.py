@@ -21,7 +21,7 @@ non-ANSI mode), SUM of a float column -> float64; AVG -> float64; MIN, MAX, FIRS
 LAST keep the input type, made nullable (integers -> ``Int64``, booleans ->
 ``boolean``, floats -> float64, timestamps and other types unchanged).
 
-The Odysseus set (SEMANTICS.md section 5) is complete: besides the above, MEDIAN
+The Odysseus set (docs/semantics.md, Odysseus section) is complete: besides the above, MEDIAN
 (interpolated like Spark's ``median``: the mean of the two middle values of an even
 count), STDDEV and VAR (sample, like Spark's ``stddev``/``variance``: NULL with fewer than
 two non-NULL values), COV (``covar_samp``) and CORR (``corr``) of two columns over the rows

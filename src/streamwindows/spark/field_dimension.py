@@ -177,7 +177,7 @@ def field_dimension_aggregate_spark(
     """The Aggregate operator's field-based dimension over a Spark DataFrame.
 
     Same parameters and output as :func:`streamwindows.field_dimension_aggregate`
-    (SEMANTICS.md section 2), except that ``seq``, the arrival-order column, is
+    (docs/semantics.md, StreamBase section), except that ``seq``, the arrival-order column, is
     required (a DataFrame has no row order) and its values must be unique. Raises
     :class:`InvalidParameterError` before any Spark job, and OutOfOrderError /
     NullFieldError naming the arrival position, ``seq``, group and values.

@@ -1,12 +1,12 @@
 """Odysseus interval (validity) semantics on Spark.
 
-A piece of a group is emitted by the next event of the same group (SEMANTICS.md section
-5, as :func:`streamwindows.interval_aggregate` decides), so groups are independent: each
+A piece of a group is emitted by the next event of the same group (docs/semantics.md,
+Odysseus section, as :func:`streamwindows.interval_aggregate` decides), so groups are independent: each
 group's events go whole to one engine call (many groups per call: spark/per_group.py).
 ``dump_at_value_count`` counts elements over the whole input and cuts every group at
 once, so it is refused here.
 
-Scheduled runs (:func:`interval_aggregate_incremental_spark`, SEMANTICS.md section 6)
+Scheduled runs (:func:`interval_aggregate_incremental_spark`, docs/semantics.md, Incremental runs section)
 rebuild only what new events can change; see its docstring.
 """
 

@@ -18,6 +18,8 @@ def _span(group: pd.DataFrame) -> pd.DataFrame:
 def model(dbt, session):
     dbt.config(materialized="table")
     readings = dbt.ref("fixture_readings_clean")
+    if dbt.config.get("break_models"):
+        raise ValueError("fixture_station_spans: broken input")
     return readings.groupBy("station").applyInPandas(
         _span, schema="station string, readings long, value_span long"
     )
