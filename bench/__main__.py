@@ -1,9 +1,10 @@
 """python -m bench [name ...]: run the benchmarks (all by default), print each
-measurement beside its baseline from the same run, and save bench/results/latest.json."""
+measurement beside its baseline from the same run, save the raw figures as
+bench/results/<date>-<commit>-<names>.json (with the machine and the versions), and
+regenerate bench/README.md's results tables from every committed file (bench/report.py)."""
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from bench import (
     incremental_runs,
     odysseus_intervals,
     odysseus_panes,
+    report,
     sqlstream_ranges,
     streambase_field_dimension,
     streaminsight_count_windows,
@@ -44,9 +46,9 @@ def main(names: list[str]) -> int:
         print(f"    baseline: {r['baseline']}; measured: {r['measured']}")
         if r.get("also"):
             print(f"    {r['also']}")
-    out = Path(__file__).parent / "results"
-    out.mkdir(exist_ok=True)
-    (out / "latest.json").write_text(json.dumps(results, indent=2))
+    path = report.save_run(names or list(BENCHMARKS), results)
+    print(f"\nraw results: {path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path}")
+    report.write_readme()
     return 0
 
 

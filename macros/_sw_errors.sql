@@ -2,11 +2,16 @@
     "<macro>(): `<argument>` must be <rule>; got '<value>'." so a failing build
     names the macro, the argument, what is allowed and what was given. -#}
 
+{#- Raised when the model compiles to run, never while dbt parses the project: a bad
+    argument then fails its own model only, and `dbt parse`, `dbt ls` and every build
+    that does not select the model go on. -#}
 {% macro _sw_fail(macro_name, argument, rule, value) %}
   {%- set msg -%}
 {{ macro_name }}(): `{{ argument }}` must be {{ rule }}; got '{{ value }}'.
   {%- endset -%}
+  {%- if execute -%}
   {{ exceptions.raise_compiler_error(msg) }}
+  {%- endif -%}
 {% endmacro %}
 
 {% macro _sw_check_choice(macro_name, argument, value, allowed) %}

@@ -26,6 +26,24 @@
       'reprocess' the recomputation starts from the earliest late row's partition,
                   so the table again equals a full rebuild. -#}
 
+{#- What a window macro does while dbt parses the project (execute is false): it
+    checks nothing and builds no SQL, so one model's bad argument fails that model
+    alone, when it compiles to run, and never `dbt parse`, `dbt ls` or a build that
+    does not select it. Parsing is when dbt takes a model's config, so an incremental
+    model registers here the post-hook that records its watermark (watermark_from:
+    'output' or 'input', see _sw_incremental_plan). Arguments too broken to name a
+    time column register none: such a model fails before it writes anything. -#}
+{% macro _sw_parse_only(incremental, time_column, arrival_order, watermark_from='output') %}
+  {%- if incremental is mapping -%}
+    {%- set column = time_column if time_column is not none else incremental.get('time_column') -%}
+    {%- if column is string and column -%}
+      {%- set key = stream_windows._sw_incremental_key({'time_column': column, 'kind': 'interval' if incremental.get('partition') == 'day' else 'number'}) -%}
+      {%- do config(post_hook=["{{ stream_windows._sw_record_watermark('" ~ key ~ "', '" ~ arrival_order ~ "', '" ~ watermark_from ~ "') }}"]) -%}
+    {%- endif -%}
+  {%- endif -%}
+  {{ return('select 1 as parsed') }}
+{% endmacro %}
+
 {% macro _sw_incremental_spec(macro_name, incremental, time_column, time_kind) %}
   {#- The validated `incremental` argument: {'time_column', 'partition', 'late_rows',
       'kind': 'interval'|'number'}; none when not given. -#}
@@ -122,10 +140,6 @@
       present one, so the floor stays true; each run finds the next one in its plan
       query (from the rows the floor already narrows), a full build with one pass. -#}
   {%- set key = stream_windows._sw_incremental_key(spec) -%}
-  {%- if not execute -%}
-    {%- do config(post_hook=["{{ stream_windows._sw_record_watermark('" ~ key ~ "', '" ~ arrival_order ~ "', '" ~ watermark_from ~ "') }}"]) -%}
-    {{ return(none) }}
-  {%- endif -%}
   {{- stream_windows._sw_check_incremental_config(macro_name) -}}
   {%- if is_incremental() and 'time_partition' not in (adapter.get_columns_in_relation(this) | map(attribute='name') | list) -%}
     {{ exceptions.raise_compiler_error(macro_name ~ "() in model " ~ model.name ~ ": the table " ~ this ~ " was built without time_partition (before the model was incremental); rebuild it once with --full-refresh.") }}

@@ -20,6 +20,7 @@
     the latest processed time, whose windows were still open. -#}
 {% macro default__range_window_aggregate(relation, time_column, range, aggregates, partition_by, direction, ties, arrival_order, columns, bounds, final_only, integer_avg, tick, incremental) %}
   {%- set macro_name = 'range_window_aggregate' -%}
+  {%- if not execute -%}{{ return(stream_windows._sw_parse_only(incremental, time_column, arrival_order)) }}{%- endif -%}
   {%- if relation is none -%}{{ stream_windows._sw_fail(macro_name, 'relation', 'a relation (ref, source or CTE name)', relation) }}{%- endif -%}
   {%- if time_column is not string or not time_column -%}{{ stream_windows._sw_fail(macro_name, 'time_column', 'a column name', time_column) }}{%- endif -%}
   {%- set direction = direction | lower if direction is string else direction -%}

@@ -9,6 +9,7 @@
     effect on row windows. -#}
 {% macro default__rows_window_aggregate(relation, rows, aggregates, arrival_order, partition_by, columns, integer_avg, incremental) %}
   {%- set macro_name = 'rows_window_aggregate' -%}
+  {%- if not execute -%}{{ return(stream_windows._sw_parse_only(incremental, none, arrival_order)) }}{%- endif -%}
   {%- if relation is none -%}{{ stream_windows._sw_fail(macro_name, 'relation', 'a relation (ref, source or CTE name)', relation) }}{%- endif -%}
   {%- if not stream_windows._sw_is_number(rows) or rows != (rows | int) or rows < 0 -%}
     {{ stream_windows._sw_fail(macro_name, 'rows', 'a whole number of rows >= 0 (ROWS takes a row count, not an interval)', rows) }}

@@ -80,3 +80,55 @@ def test_project_profile_targets_use_the_plugin():
     for target in ("local", "cluster"):
         assert profile[target]["type"] == "spark_session"
         assert profile[target]["method"] == "session"
+
+
+def test_a_metastore_locked_by_another_build_is_said_in_one_line(spark):
+    # What a second build on the same catalog gets: Hive's failure to start its client,
+    # with the Derby lock only deep in the JVM exception's causes (dbt-spark re-raises
+    # pyspark's error as a DbtRuntimeError from it).
+    from dbt.adapters.spark_session.connections import metastore_locked_message
+    from dbt_common.exceptions import DbtRuntimeError
+    from pyspark.errors.exceptions.captured import AnalysisException
+
+    jvm = spark.sparkContext._jvm
+    derby = jvm.java.sql.SQLException(
+        "Another instance of Derby may have already booted the database /work/x/.spark/metastore_db."
+    )
+    hive = jvm.java.lang.RuntimeException(
+        "Unable to instantiate org.apache.hadoop.hive.ql.metadata.SessionHiveMetaStoreClient",
+        jvm.java.lang.RuntimeException("Failed to start database '/work/x/.spark/metastore_db'", derby),
+    )
+    captured = AnalysisException(desc="org.apache.hadoop.hive.ql.metadata.HiveException: Unable to instantiate "
+                                 "org.apache.hadoop.hive.ql.metadata.SessionHiveMetaStoreClient", origin=hive)
+    try:
+        try:
+            raise captured
+        except AnalysisException as exc:
+            raise DbtRuntimeError(str(exc)) from exc
+    except DbtRuntimeError as wrapped:
+        message = metastore_locked_message(wrapped)
+    assert message == (
+        "The Spark metastore /work/x/.spark/metastore_db is in use by another process: another dbt build or "
+        "Spark session is running on this catalog (embedded Derby admits one). Wait for it to finish, or give "
+        "this run its own catalog folder (the profile's spark_dir)."
+    )
+    assert metastore_locked_message(DbtRuntimeError("[TABLE_OR_VIEW_NOT_FOUND] weather")) is None
+
+
+def test_spark_dir_pins_the_warehouse_and_metastore_to_one_folder(tmp_path):
+    from dbt.adapters.spark_session.connections import SparkSessionCredentials
+
+    credentials = SparkSessionCredentials(
+        method="session", host="localhost", schema="analytics", spark_dir=str(tmp_path / "catalog"),
+        server_side_parameters={"spark.sql.session.timeZone": "UTC"},
+    )
+    settings = credentials.server_side_parameters
+    assert settings["spark.sql.warehouse.dir"] == str(tmp_path / "catalog" / "warehouse")
+    assert settings["spark.hadoop.javax.jdo.option.ConnectionURL"] == (
+        f"jdbc:derby:;databaseName={tmp_path / 'catalog' / 'metastore_db'};create=true"
+    )
+    assert settings["spark.driver.extraJavaOptions"] == f"-Dderby.system.home={tmp_path / 'catalog'}"
+    assert settings["spark.sql.session.timeZone"] == "UTC"
+    explicit = SparkSessionCredentials(method="session", host="localhost", schema="analytics", spark_dir="/a",
+                                       server_side_parameters={"spark.sql.warehouse.dir": "/b/warehouse"})
+    assert explicit.server_side_parameters["spark.sql.warehouse.dir"] == "/b/warehouse"

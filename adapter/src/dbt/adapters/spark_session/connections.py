@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +16,7 @@ from dbt.adapters.spark.connections import (
     SparkCredentials,
 )
 from dbt.adapters.spark.session import SessionConnectionWrapper
+from dbt_common.exceptions import DbtRuntimeError
 
 ADAPTER_TYPE = "spark_session"
 
@@ -54,9 +56,56 @@ def catalog_settings(spark_dir: str) -> dict[str, str]:
     }
 
 
+DERBY_LOCKED = re.compile(r"Another instance of Derby may have already booted the database (\S+?)\.?(\s|$)")
+
+
+def _error_texts(error: BaseException):
+    """The messages of an error and of its causes, the JVM's included: pyspark keeps the
+    Java exception of an error it raises, and the Derby lock is named only deep in its
+    chain of causes, under a Hive 'Unable to instantiate SessionHiveMetaStoreClient'."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        yield str(error)
+        java = getattr(error, "_origin", None)
+        depth = 0
+        while java is not None and depth < 50:
+            try:
+                yield str(java.toString())
+                java = java.getCause()
+            except Exception:  # a JVM already gone: nothing more to read
+                break
+            depth += 1
+        error = error.__cause__ or error.__context__
+
+
+def metastore_locked_message(error: BaseException) -> str | None:
+    """One line for the embedded Derby metastore held by another process, else None."""
+    for text in _error_texts(error):
+        match = DERBY_LOCKED.search(text)
+        if match:
+            return (
+                f"The Spark metastore {match.group(1)} is in use by another process: another dbt build or "
+                f"Spark session is running on this catalog (embedded Derby admits one). Wait for it to finish, "
+                f"or give this run its own catalog folder (the profile's spark_dir)."
+            )
+    return None
+
+
 class NullSafeSessionConnectionWrapper(SessionConnectionWrapper):
     """dbt-spark's session wrapper formats a None binding as the string 'None', so an
-    empty cell of a seed loads as the text 'None' instead of NULL. Bind it as NULL."""
+    empty cell of a seed loads as the text 'None' instead of NULL. Bind it as NULL.
+    It also says in one line when the metastore is locked by another build, instead of
+    Hive's stack trace."""
+
+    def execute(self, sql: str, bindings: Any = None) -> None:
+        try:
+            return super().execute(sql, bindings)
+        except Exception as error:
+            message = metastore_locked_message(error)
+            if message is None:
+                raise
+            raise DbtRuntimeError(message) from None
 
     @classmethod
     def _fix_binding(cls, value: Any) -> str | float:
