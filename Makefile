@@ -17,14 +17,20 @@ export DBT_PROFILES_DIR := $(CURDIR)
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: setup run test test-fast show docs bench lint clean java cluster-up cluster-down
+.PHONY: setup run test test-fast show docs pictures bench lint clean java browser cluster-up cluster-down
 
-setup: java $(STAMP)
+setup: java browser $(STAMP)
 
 java:
 	@command -v java >/dev/null 2>&1 || { \
 	  echo "Java not found: installing a headless OpenJDK 17 (Spark's JVM)"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jre-headless; }
+
+# Headless Chromium and its WebDriver, for the docs site's browser test (tests/docs).
+browser:
+	@{ test -x /usr/bin/chromium && test -x /usr/bin/chromedriver; } || { \
+	  echo "Chromium not found: installing Debian's chromium and chromium-driver (the docs site's browser test)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; }
 
 $(STAMP): pyproject.toml constraints.txt $(ADAPTER_SOURCES)
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -48,6 +54,10 @@ show: setup
 docs: setup
 	$(BIN)/dbt docs generate
 	$(BIN)/dbt docs serve --host 127.0.0.1 --port $${DOCS_PORT:-8080} --no-browser
+
+# Redraw the window pictures (docs/pictures/*.svg) from the seeds; no Spark.
+pictures: setup
+	$(BIN)/python docs/pictures/draw_windows.py
 
 bench: setup
 	$(BIN)/python -m bench $(BENCH)

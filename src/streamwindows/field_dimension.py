@@ -3,9 +3,10 @@
 The contract is docs/semantics.md, StreamBase section: each tuple t (value v, group g), in arrival
 order, (1) must not go below the previous tuple's value, (2) closes and emits every open
 window of every group with ``s + size <= v``, (3) makes every open window emit an
-intermediate row at each point ``s + k*emit_every < s + size`` (k >= 1) that v has
-reached, (4) opens g's new windows, (5) enters g's open windows. At end of input the
-open windows are emitted only when ``drain``.
+intermediate row at each point ``p = s + k*emit_every < s + size`` (k >= 1) that v has
+reached, once per point, counting only the points after the value v0 of the tuple that
+opened the window (``p > v0``), (4) opens g's new windows, (5) enters g's open windows.
+At end of input the open windows are emitted only when ``drain``.
 
 How it is computed without replaying tuple by tuple
 ----------------------------------------------------
@@ -20,13 +21,13 @@ How it is computed without replaying tuple by tuple
   a window's contents are g's tuples with ``s <= value < end``: a contiguous range
   ``[lo, hi)`` of g's rows starting at the opening tuple.
 * Only the emission *time* involves other groups. A close at ``end`` is emitted by the
-  first tuple (any group) with value >= end. An intermediate point p is emitted by the
-  first tuple arriving after the opening tuple with value >= p, provided that tuple's
-  value is still below ``end`` (otherwise the window closes on it first and the point
-  is never emitted). Its contents are g's tuples that arrived before the emitting tuple:
-  g's tuples with value < p, or, when p is at or below the opening value (the window
-  opened after its point), exactly the tuples up to the opening one. Both cases are
-  ``hi = max(first index with value >= p, opening index + 1)``, computed per group.
+  first tuple (any group) with value >= end. A window's intermediate points are those
+  after its opening value v0 (``p > v0``; the earlier ones are never emitted), so a
+  point p is emitted by the first tuple with value >= p, which arrives after the
+  opening tuple, provided that tuple's value is still below ``end`` (otherwise the
+  window closes on it first and the point is never emitted). Its contents are g's
+  tuples that arrived before the emitting tuple: g's tuples with value < p (the opening
+  tuple first), ``hi`` = the first index with value >= p, computed per group.
 
 So the work splits into public steps that a distributed layer can run separately:
 :func:`validate_parameters` (no data), :func:`check_arrival_order` (the whole stream),
@@ -44,13 +45,12 @@ Decisions the contract leaves open
 * Order within one tuple: all closes first, by (window start, group's first arrival);
   then the intermediates by (window start, group's first arrival, point). Drains come
   after everything, by (window start, group's first arrival).
-* A window with points at or before the value of the tuple that opened it (a window
-  'all' opens in the past, or any grid window opened well after its start) emits those
-  points on the next tuple of any group (not on the opening tuple: step 3 precedes
-  step 4), each holding the tuples up to the opening one. Points of a window that
-  closes on the same tuple are not emitted: the window is gone when step 3 runs. Drain
-  emits each still-open window once with its final contents; points never reached are
-  not emitted.
+* A window opened by a tuple of value v0 emits intermediate rows only at its points
+  ``p > v0``: the points at or before v0 (a window 'all' opens in the past, or any grid
+  window opened well after its start) went by before the window existed and are never
+  emitted, on any later tuple. Points of a window that closes on the same tuple are not
+  emitted: the window is gone when step 3 runs. Drain emits each still-open window once
+  with its final contents; points never reached are not emitted.
 * Without ``size`` there is no grid: ``advance`` must be omitted, ``offset`` must be 0
   and each group has one window, starting at its first value, that never closes. With
   ``opening='none'`` ``advance`` and a non-zero ``offset`` are rejected too.
@@ -679,19 +679,24 @@ def _window_candidates(
             n_points = np.minimum.reduce(limits).astype(np.int64)
         else:  # no rows at all
             n_points = np.zeros(n_windows, dtype=np.int64)
+        # Only the points after the opening tuple's value: the window did not exist when
+        # the stream passed the earlier ones (k = 1 .. skipped are never emitted).
+        skipped = _point_count(starts, every, u[opened], strict=False, exact=params.exact)
+        n_points = np.maximum(n_points - skipped, 0)
         window_of_point = np.repeat(np.arange(n_windows), n_points)
-        step = _ramp(n_points) + 1
+        local = _ramp(n_points)  # 0, 1, ... within each window's points
+        step = local + 1 + skipped[window_of_point]
         if params.exact:
             points = starts[window_of_point] + step * every
         else:
             points = starts[window_of_point] + step.astype(np.float64) * every
-        point_hi = np.maximum(
-            search(points, window_gid[window_of_point]), opened[window_of_point] + 1
-        )
+        # p > the opening value: the group's rows with value < p start with the opening
+        # tuple, and are exactly those that arrived before the emitting tuple.
+        point_hi = search(points, window_gid[window_of_point])
     else:
         n_points = np.zeros(n_windows, dtype=np.int64)
         window_of_point = np.zeros(0, dtype=np.int64)
-        step = np.zeros(0, dtype=np.int64)
+        local = np.zeros(0, dtype=np.int64)
         points = np.zeros(0, dtype=params.coordinate_dtype)
         point_hi = np.zeros(0, dtype=np.int64)
 
@@ -709,7 +714,7 @@ def _window_candidates(
     # Candidates per window in the order they could emit: its points, then its close.
     block = n_points + 1
     block_start = np.cumsum(block) - block
-    point_slot = np.repeat(block_start, n_points) + step - 1
+    point_slot = np.repeat(block_start, n_points) + local
     close_slot = block_start + n_points
     total = int(block.sum())
     window = np.empty(total, dtype=np.int64)

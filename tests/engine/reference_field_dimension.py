@@ -1,4 +1,4 @@
-"""A deliberately simple reference: SEMANTICS.md section 2 replayed tuple by tuple.
+"""A deliberately simple reference: docs/semantics.md section 3 replayed tuple by tuple.
 
 No vectorization and no cleverness: a list of open windows, each holding its rows, and
 the steps 1-6 of the contract applied literally to each arriving tuple. The engine is
@@ -76,7 +76,7 @@ def reference_field_dimension(
     """The emissions, in order, as a DataFrame (the engine's output columns).
 
     With ``with_contents`` a column ``contents`` lists the arrival positions of the rows
-    each emission aggregated.
+    each emission aggregated, and a column ``point`` the point of each intermediate row.
     """
     if size is not None and advance is None and opening == "advance":
         advance = size
@@ -92,7 +92,7 @@ def reference_field_dimension(
     open_windows = []  # dicts: key, start, end, rows, positions, next_point
     emitted = []
 
-    def emit(window, kind, value):
+    def emit(window, kind, value, point=None):
         row = dict(zip(group_by, window["key"], strict=True))
         row.update(
             window_start=window["start"],
@@ -106,12 +106,15 @@ def reference_field_dimension(
             row[name] = aggregate(function, column, window["rows"])
         if with_contents:
             row["contents"] = list(window["positions"])
+            row["point"] = point
         emitted.append(row)
 
-    def open_window(key, start, end):
+    def open_window(key, start, end, value):
+        # `opened_by`: the value of the tuple that opened the window; only its points
+        # after that value are ever emitted (the window did not exist before).
         open_windows.append(
             {"key": key, "start": start, "end": end, "rows": [], "positions": [],
-             "next_point": 1}
+             "next_point": 1, "opened_by": value}
         )
         groups[key]["latest_start"] = start
 
@@ -140,7 +143,8 @@ def reference_field_dimension(
                 emit(window, "close", value)
                 open_windows.remove(window)
 
-        # 3. Intermediate emissions, every group, once per point reached
+        # 3. Intermediate emissions, every group, once per point reached, only the
+        #    points strictly after the opening tuple's value
         if emit_every is not None:
             due = []
             for window in open_windows:
@@ -150,10 +154,11 @@ def reference_field_dimension(
                         break
                     if point > value:
                         break
-                    due.append((window["start"], first_arrival(window), point, window))
+                    if point > window["opened_by"]:
+                        due.append((window["start"], first_arrival(window), point, window))
                     window["next_point"] += 1
-            for _, _, _, window in sorted(due, key=lambda d: d[:3]):
-                emit(window, "intermediate", value)
+            for _, _, point, window in sorted(due, key=lambda d: d[:3]):
+                emit(window, "intermediate", value, point)
 
         # 4. Open
         state = groups.get(key)
@@ -162,10 +167,10 @@ def reference_field_dimension(
         has_open = any(w["key"] == key for w in open_windows)
         if opening == "none":
             if not has_open:
-                open_window(key, value, None if size is None else value + size)
+                open_window(key, value, None if size is None else value + size, value)
         elif size is None:
             if state["previous"] is None:
-                open_window(key, value, None)
+                open_window(key, value, None, value)
         else:
             gap = state["previous"] is None or value - state["previous"] >= size
             k = openval_index(value, offset, advance)
@@ -185,7 +190,7 @@ def reference_field_dimension(
                     starts.append(start)
                     k -= 1
             for start in sorted(starts):
-                open_window(key, start, start + size)
+                open_window(key, start, start + size, value)
 
         # 5. Enter
         for window in open_windows:
@@ -204,7 +209,7 @@ def reference_field_dimension(
     columns = [*group_by, "window_start", "window_end", "emit_kind", "emitted_at",
                "emit_seq", "row_count", *aggregates]
     if with_contents:
-        columns.append("contents")
+        columns += ["contents", "point"]
     return pd.DataFrame(emitted, columns=columns)
 
 

@@ -127,16 +127,14 @@ TRADES_OUT = ["symbol", *COLUMNS, "total_volume"]
             TRADES_OUT,
             [
                 ("AMAT", 0, 30, "intermediate", 20, 0, 1, 100),
-                ("AMAT", 0, 30, "intermediate", 20, 1, 1, 100),
-                ("AMAT", 0, 30, "close", 40, 2, 2, 300),
-                ("AMAT", 30, 60, "intermediate", 41, 3, 1, 100),
-                ("AMAT", 30, 60, "intermediate", 50, 4, 2, 200),
-                ("INTC", 30, 60, "intermediate", 50, 5, 1, 100),
-                ("INTC", 30, 60, "intermediate", 50, 6, 1, 100),
-                ("AMAT", 30, 60, "close", 65, 7, 3, 400),
-                ("INTC", 30, 60, "close", 65, 8, 2, 400),
+                ("AMAT", 0, 30, "close", 40, 1, 2, 300),
+                ("AMAT", 30, 60, "intermediate", 50, 2, 2, 200),
+                ("INTC", 30, 60, "intermediate", 50, 3, 1, 100),
+                ("AMAT", 30, 60, "close", 65, 4, 3, 400),
+                ("INTC", 30, 60, "close", 65, 5, 2, 400),
             ],
-            id="emit_every 10: INTC's point 40 (before it opened at 45) emits at 50",
+            id="emit_every 10: only points after the opening value (not AMAT's 10 and 40, "
+               "not INTC's 40, opened at 45)",
         ),
         pytest.param(
             trades(),
@@ -212,6 +210,82 @@ def test_weekly_moving_average_all():
         (1, 8, 7), (2, 9, 7), (3, 10, 7),
     ]
     assert result["low_avg"].iloc[1] == pytest.approx(frame["low_temp"][:2].mean())
+
+
+def opened_late():
+    """docs/semantics.md's late-opened window: size 20, advance 5, emit_every 4, one
+    group, tuples 14 then 24."""
+    return pd.DataFrame({"x": [14, 24], "volume": [100, 200]})
+
+
+LATE = dict(field="x", size=20, advance=5, emit_every=4)
+
+
+@pytest.mark.parametrize(
+    "options, expected",
+    [
+        pytest.param(
+            dict(optional_windows="single"),
+            [(10, 30, "intermediate", 24, 0, 1, 100), (10, 30, "intermediate", 24, 1, 1, 100)],
+            id="single: [10, 30) opened at 14 emits points 18 and 22 at 24, not 14",
+        ),
+        pytest.param(
+            dict(optional_windows="single", drain=True),
+            [(10, 30, "intermediate", 24, 0, 1, 100), (10, 30, "intermediate", 24, 1, 1, 100),
+             (10, 30, "drain", None, 2, 2, 300), (15, 35, "drain", None, 3, 1, 200),
+             (20, 40, "drain", None, 4, 1, 200)],
+            id="single with drain: the windows opened at 24 emit none of their points",
+        ),
+        pytest.param(
+            dict(optional_windows="all"),
+            [(-5, 15, "close", 24, 0, 1, 100), (0, 20, "close", 24, 1, 1, 100),
+             (5, 25, "intermediate", 24, 2, 1, 100), (5, 25, "intermediate", 24, 3, 1, 100),
+             (10, 30, "intermediate", 24, 4, 1, 100), (10, 30, "intermediate", 24, 5, 1, 100)],
+            id="all: windows opened in the past emit only their points after 14",
+        ),
+        pytest.param(
+            dict(optional_windows="all", drain=True),
+            [(-5, 15, "close", 24, 0, 1, 100), (0, 20, "close", 24, 1, 1, 100),
+             (5, 25, "intermediate", 24, 2, 1, 100), (5, 25, "intermediate", 24, 3, 1, 100),
+             (10, 30, "intermediate", 24, 4, 1, 100), (10, 30, "intermediate", 24, 5, 1, 100),
+             (5, 25, "drain", None, 6, 2, 300), (10, 30, "drain", None, 7, 2, 300),
+             (15, 35, "drain", None, 8, 1, 200), (20, 40, "drain", None, 9, 1, 200)],
+            id="all with drain",
+        ),
+    ],
+)
+def test_window_opened_late_emits_only_its_later_points(options, expected):
+    result = field_dimension_aggregate(
+        opened_late(), aggregates={"total_volume": "sum(volume)"}, **LATE, **options
+    )
+    assert rows(result[[*COLUMNS, "total_volume"]]) == expected
+    reference = reference_field_dimension(
+        opened_late(), aggregates={"total_volume": "sum(volume)"}, **LATE, **options
+    )
+    assert rows(reference[[*COLUMNS, "total_volume"]]) == expected
+
+
+@pytest.mark.parametrize(
+    "optional_windows, points",
+    [
+        pytest.param("single", [(10, 18), (10, 22)], id="single: 18 and 22, not 14"),
+        pytest.param("all", [(5, 17), (5, 21), (10, 18), (10, 22)],
+                     id="all: 17, 21 and 18, 22, not 9, 13, 14"),
+    ],
+)
+def test_intermediate_points_are_after_the_opening_value(optional_windows, points):
+    """Which points the windows emit, as the candidates' thresholds: only p > 14."""
+    frame = opened_late()
+    params = validate_parameters(frame.dtypes, aggregates={"n": "count(*)"},
+                                 optional_windows=optional_windows, **LATE)
+    candidates = group_windows(frame.assign(**{ARRIVAL_POSITION: [0, 1]}), params)
+    emitted = resolve_emissions(candidates, frame["x"].to_numpy())
+    intermediate = emitted[emitted["emit_kind"] == "intermediate"].sort_values(
+        ["window_start", "emit_threshold"]
+    )
+    assert rows(intermediate[["window_start", "emit_threshold"]]) == points
+    assert set(intermediate["emitted_at"]) == {24}
+    assert set(intermediate["row_count"]) == {1}  # tuple 14 only: 24 enters after
 
 
 def test_timestamps_come_back_as_timestamps():
@@ -680,8 +754,9 @@ def test_window_contents_are_contiguous_group_ranges(scenario):
 
     Every emission's contents are the group's rows (in arrival order) from the first
     one with value >= window_start: up to value < window_end for closes and drains, and
-    for intermediates up to max(first row with value >= point, opening row + 1), which
-    is also exactly the rows that arrived before the emitting tuple.
+    for intermediates up to the first row with value >= point, which is also exactly
+    the rows that arrived before the emitting tuple; every point lies after the value
+    of the window's first row (the tuple that opened it).
     """
     frame, options = scenario
     reference = reference_field_dimension(
@@ -690,8 +765,6 @@ def test_window_contents_are_contiguous_group_ranges(scenario):
     ordered = frame.sort_values(options["seq"]) if "seq" in options else frame
     values = ordered["t"].tolist()
     keys = [tuple(ordered[c].iloc[i] for c in options["group_by"]) for i in range(len(values))]
-    every = options["emit_every"]
-    points = {}
     for row in reference.itertuples(index=False):
         row = row._asdict()
         key = tuple(row[c] for c in options["group_by"])
@@ -700,11 +773,9 @@ def test_window_contents_are_contiguous_group_ranges(scenario):
         start, end = row["window_start"], row["window_end"]
         lo = next(j for j, v in enumerate(member_values) if v >= start)
         if row["emit_kind"] == "intermediate":
-            window = (key, start)
-            points[window] = points.get(window, 0) + 1
-            point = start + points[window] * every
-            by_value = sum(1 for v in member_values if v < point)
-            hi = max(by_value, lo + 1)
+            point = row["point"]
+            assert point > member_values[lo], (row, member_values)
+            hi = sum(1 for v in member_values if v < point)
             emitter = next(
                 i for i, v in enumerate(values) if i > members[lo] and v >= row["emitted_at"]
             )
@@ -851,6 +922,41 @@ def test_params_survive_pickling_and_accept_dtype_names():
     assert pickle.loads(pickle.dumps(params)) == params
     assert (params.field_kind, params.size) == ("timestamp", 30_000_000_000)
     assert [str(a.dtype) for a in params.aggregates] == ["Int64", "datetime64[us, UTC]"]
+
+
+@st.composite
+def intermediate_scenarios(draw):
+    """Streams where windows often open after some of their points: hopping grids
+    (advance < size), 'single' and 'all', emit_every below the advance, ties, small
+    steps and gaps of a window or more, one to three groups, drain either way."""
+    n = draw(st.integers(1, 16))
+    steps = draw(st.lists(st.sampled_from([0, 0, 1, 2, 3, 5, 9, 25]), min_size=n, max_size=n))
+    values = np.cumsum([draw(st.integers(-10, 10)), *steps[1:]])
+    size = draw(st.integers(2, 20))
+    advance = draw(st.integers(1, size))
+    frame = pd.DataFrame({
+        "t": values.astype(np.int64),
+        "g": draw(st.lists(st.integers(0, draw(st.integers(0, 2))), min_size=n, max_size=n)),
+        "x": pd.array(draw(st.lists(st.integers(-9, 9), min_size=n, max_size=n)), dtype="Int64"),
+        "y": np.zeros(n),
+    })
+    options = dict(
+        field="t", size=size, advance=advance, offset=draw(st.integers(-5, 5)),
+        optional_windows=draw(st.sampled_from(["single", "all"])),
+        emit_every=draw(st.integers(1, max(1, size))), group_by=["g"], drain=draw(st.booleans()),
+    )
+    return frame, options
+
+
+@settings(max_examples=300, deadline=None)
+@given(intermediate_scenarios())
+def test_intermediate_points_match_the_reference(scenario):
+    """The replay emits a window's points only after its opening tuple's value; the
+    engine does the same, row for row."""
+    frame, options = scenario
+    expected = reference_field_dimension(frame, aggregates=AGGREGATES, **options)
+    actual = field_dimension_aggregate(frame, aggregates=AGGREGATES, **options)
+    assert_same_emissions(actual, expected, repr(options))
 
 
 def test_huge_integer_range_matches_reference():

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from streamwindows import InvalidParameterError, NullFieldError, OutOfOrderError
 from streamwindows.spark import interval_aggregate_incremental_spark
-from tests.engine_spark.test_per_group_engines_spark import SCHEMA, events, same_rows
+from tests.engine_spark.test_per_group_engines_spark import SCHEMA, ordered_events, same_rows
 
 OPTIONS = dict(start="t0", end="t1", group_by="g", arrival="seq", partition=5,
                aggregates={"n": "count(*)", "s": "sum(v)", "hi": "max(v)", "first_v": "first(v)", "last_v": "last(v)"})
@@ -48,7 +48,7 @@ def full_build(spark, frame: pd.DataFrame, **options) -> pd.DataFrame:
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
-@given(frame=events(), data=st.data())
+@given(frame=ordered_events(), data=st.data())
 def test_batches_equal_a_full_build(spark, frame, data):
     cuts = sorted(set(data.draw(st.lists(st.integers(1, len(frame)), max_size=3)))) + [len(frame)]
     built = build_in_batches(spark, frame, cuts, **OPTIONS)

@@ -10,7 +10,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from streamwindows import InvalidParameterError, count_window_aggregate, interval_aggregate, time_weighted_average
+from streamwindows import (
+    InvalidParameterError,
+    OutOfOrderError,
+    count_window_aggregate,
+    interval_aggregate,
+    time_weighted_average,
+)
+from streamwindows.interval_semantics import interval_pieces
 from streamwindows.spark import count_window_aggregate_spark, interval_aggregate_spark
 from streamwindows.spark.per_group import apply_per_group
 from streamwindows.spark.session import session_setting
@@ -27,6 +34,18 @@ def events(draw):
         g = draw(st.sampled_from(["a", "b", "c", None]))
         clocks[g] = clocks.get(g, 0) + draw(st.sampled_from([0, 1, 2, 4]))
         data.append((seq, g, clocks[g], clocks[g] + draw(st.integers(1, 6)),
+                     draw(st.one_of(st.none(), st.floats(-9, 9).map(lambda v: round(v, 3))))))
+    return pd.DataFrame(data, columns=["seq", "g", "t0", "t1", "v"]).astype({"v": "float64"})
+
+
+@st.composite
+def ordered_events(draw):
+    """One stream for every group: starts that never decrease in arrival order, whatever
+    the group (steps of 0 for ties, gaps longer than any lifetime), lifetimes 1..6."""
+    data, clock = [], draw(st.integers(-3, 3))
+    for seq in range(1, draw(st.integers(1, 30)) + 1):
+        clock += draw(st.sampled_from([0, 0, 1, 2, 4, 9]))
+        data.append((seq, draw(st.sampled_from(["a", "b", "c", None])), clock, clock + draw(st.integers(1, 6)),
                      draw(st.one_of(st.none(), st.floats(-9, 9).map(lambda v: round(v, 3))))))
     return pd.DataFrame(data, columns=["seq", "g", "t0", "t1", "v"]).astype({"v": "float64"})
 
@@ -51,25 +70,74 @@ def test_count_window_on_spark_equals_pandas(spark, frame, n):
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
-@given(frame=events(), drain=st.booleans())
-def test_interval_semantics_on_spark_equals_pandas(spark, frame, drain):
-    options = dict(start="t0", end="t1", group_by="g", arrival="seq", drain=drain,
+@given(frame=ordered_events(), drain=st.booleans(), latency=st.booleans())
+def test_interval_semantics_on_spark_equals_pandas(spark, frame, drain, latency):
+    options = dict(start="t0", end="t1", group_by="g", arrival="seq", drain=drain, latency_optimized=latency,
                    aggregates={"n": "count(*)", "s": "sum(v)", "hi": "max(v)"})
-    actual = interval_aggregate_spark(spark.createDataFrame(frame, SCHEMA), **options).toPandas()
-    same_rows(actual, interval_aggregate(frame, **options), ["g", "window_start"])
+    with session_setting(spark, "spark.sql.shuffle.partitions", "3"):
+        actual = interval_aggregate_spark(spark.createDataFrame(frame, SCHEMA), **options).toPandas()
+    expected = interval_aggregate(frame, **options)
+    assert list(actual.columns) == list(expected.columns)
+    assert rows(actual.sort_values("emit_seq")) == pytest.approx(rows(expected), nan_ok=True)
+
+
+def a_then_b() -> pd.DataFrame:
+    """docs/semantics.md's groups sharing time (A's [0, 10), then B's [20, 25)), then
+    more of both and a third group: ties across groups, a piece that exists only once its
+    own group's event at 30 arrives after another group's, a gap, a NULL key."""
+    return pd.DataFrame({
+        "seq": [1, 2, 3, 4, 5, 6, 7, 8, 9],
+        "g": ["A", "B", "C", "A", "B", "A", None, "C", "A"],
+        "t0": [0, 20, 20, 22, 30, 30, 30, 60, 61],
+        "t1": [10, 25, 40, 35, 31, 33, 31, 62, 70],
+        "v": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, None, 8.0, 9.0],
+    })
+
+
+@pytest.mark.parametrize("drain", [pytest.param(False, id="drain=False"), pytest.param(True, id="drain=True")])
+def test_interval_groups_share_time_on_spark(spark, drain):
+    options = dict(start="t0", end="t1", group_by="g", arrival="seq", drain=drain,
+                   aggregates={"n": "count(*)", "s": "sum(v)"})
+    frame = a_then_b()
+    with session_setting(spark, "spark.sql.shuffle.partitions", "4"):
+        actual = interval_aggregate_spark(spark.createDataFrame(frame, SCHEMA), **options).toPandas()
+    expected = interval_aggregate(frame, **options)
+    assert list(actual.columns) == list(expected.columns)
+    assert rows(actual.sort_values("emit_seq")) == rows(expected)
+    first = rows(actual.sort_values("emit_seq"), ["g", "window_start", "window_end", "emit_kind", "emitted_at"])[0]
+    assert first == ("A", 0, 10, "close", 20)  # emitted by B's event at 20, whatever drain
+
+
+def test_interval_out_of_order_across_groups_fails_on_spark(spark):
+    """A's [0, 10), B's [20, 25), then A's event at 15: in order within A, not as one
+    stream. The error names both events, as the pandas engine's does."""
+    frame = pd.DataFrame({"seq": [1, 2, 3, 4], "g": ["A", "B", "A", "B"], "t0": [0, 20, 15, 30],
+                          "t1": [10, 25, 18, 31], "v": [1.0, 2.0, 3.0, 4.0]})
+    options = dict(start="t0", end="t1", group_by="g", arrival="seq", aggregates={"n": "count(*)"},
+                   model="validity")
+    with pytest.raises(OutOfOrderError) as expected:
+        interval_aggregate(frame, **options)
+    with session_setting(spark, "spark.sql.shuffle.partitions", "2"), pytest.raises(OutOfOrderError) as actual:
+        interval_aggregate_spark(spark.createDataFrame(frame, SCHEMA), **options)
+    assert str(actual.value) == str(expected.value) == (
+        "model 'validity': OutOfOrder: field `t0` went backwards at arrival position 2 (seq 3) in group "
+        "{'g': 'A'}: value 15 is less than the previous value 20 (arrival position 1, group {'g': 'B'}). The "
+        "field must not decrease in arrival order."
+    )
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
 @given(frame=events(), partitions=st.sampled_from([1, 2, 8]), batch_rows=st.integers(1, 8))
 def test_engine_calls_are_cut_between_whole_groups(spark, frame, partitions, batch_rows):
-    """Arrow batches of 2 rows and cuts every few rows: a call never splits a group."""
+    """Arrow batches of 2 rows and cuts every few rows: a call never splits a group (the
+    interval pieces of each group, which depend on its own events only)."""
     options = dict(start="t0", end="t1", group_by=["g"], arrival="seq", aggregates={"n": "count(*)", "s": "sum(v)"})
     with (session_setting(spark, "spark.sql.shuffle.partitions", str(partitions)),
           session_setting(spark, "spark.sql.execution.arrow.maxRecordsPerBatch", "2")):
-        actual = apply_per_group(spark.createDataFrame(frame, SCHEMA), interval_aggregate, options,
-                                 group_by=["g"], time_columns=("window_start", "window_end", "emitted_at"),
+        actual = apply_per_group(spark.createDataFrame(frame, SCHEMA), interval_pieces, options,
+                                 group_by=["g"], time_columns=("window_start", "window_end"),
                                  time_source="t0", order_by=["seq"], batch_rows=batch_rows).toPandas()
-    same_rows(actual, interval_aggregate(frame, **options), ["g", "window_start"])
+    same_rows(actual, interval_pieces(frame, **options), ["g", "window_start"])
 
 
 def test_dump_at_value_count_is_refused_on_spark(spark):

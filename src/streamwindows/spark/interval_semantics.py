@@ -1,10 +1,30 @@
 """Odysseus interval (validity) semantics on Spark.
 
-A piece of a group is emitted by the next event of the same group (docs/semantics.md,
-Odysseus section, as :func:`streamwindows.interval_aggregate` decides), so groups are independent: each
-group's events go whole to one engine call (many groups per call: spark/per_group.py).
-``dump_at_value_count`` counts elements over the whole input and cuts every group at
-once, so it is refused here.
+The input is one stream ordered by start across all groups, and time is shared by the
+groups (docs/semantics.md, Odysseus section, as :func:`streamwindows.interval_aggregate`
+decides): a piece of group g is emitted by the first event of *any* group that starts at
+or after its end, once the piece exists (its end is a boundary of g). So the work splits
+in two:
+
+* **Pieces** depend on their group's events only: each group's events go whole to one
+  engine call (:func:`streamwindows.interval_semantics.interval_pieces`, many groups per
+  call: spark/per_group.py), which gives every piece, its aggregates and the arrival
+  from which it exists.
+* **Emission** needs the whole stream: ``emitted_at`` is the smallest start of the
+  stream >= the piece's end, an as-of search of the pieces' distinct ends in the
+  stream's distinct starts. Both are cut into ranges of the value axis at quantiles of
+  the starts (one cogroup task per range); an end with no start after it in its range
+  takes the next ranges' smallest start, which the driver knows from one row per range.
+  The emitting event is the later of the first event starting at ``emitted_at`` and the
+  event from which the piece exists.
+
+The arrival order is checked over the whole stream (with ``arrival``): the stream,
+range-partitioned by arrival, checks itself per partition, and the driver checks the
+partition boundaries, so an event starting before the previous one fails with the
+OutOfOrderError that names both events' groups. ``emit_seq`` numbers the rows in the
+pandas engine's order (emitting event, then piece start, then the group's first
+arrival; drains last), per range of ``emitted_at`` with offsets from the ranges' counts.
+``dump_at_value_count`` is refused here.
 
 Scheduled runs (:func:`interval_aggregate_incremental_spark`, docs/semantics.md, Incremental runs section)
 rebuild only what new events can change; see its docstring.
@@ -12,23 +32,31 @@ rebuild only what new events can change; see its docstring.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from streamwindows.errors import InvalidParameterError
-from streamwindows.interval_semantics import interval_aggregate
+import numpy as np
+import pandas as pd
+
+from streamwindows.errors import InvalidParameterError, OutOfOrderError
+from streamwindows.interval_semantics import ELEMENT_ARRIVAL, PIECE_EXISTS_AT, interval_aggregate, interval_pieces
 from streamwindows.spark.incremental import (
     group_on_driver,
     null_safe_match,
     require_time_partition,
-    split_at_latest,
     suffixed,
     time_partitioner,
 )
-from streamwindows.spark.per_group import apply_per_group
+from streamwindows.spark.per_group import apply_per_group, empty_frame
 
 SPARK_FUNCTION = "interval_aggregate_spark"
 INCREMENTAL_FUNCTION = "interval_aggregate_incremental_spark"
+_B, _S, _S_STAR, _P, _K = "__piece_end__", "__start__", "__next_start__", "__first_arrival__", "__range__"
+_AT, _FIRST, _FLAG, _EMITTER = "__emitted_at__", "__group_first__", "__drained__", "__emitter__"
+# The rows cached for numbering by earlier calls; a later call drops them (a DataFrame
+# whose cache is gone recomputes it, to the same rows and numbers).
+_CACHED: list = []
 
 
 def interval_aggregate_spark(
@@ -44,8 +72,15 @@ def interval_aggregate_spark(
     dump_at_value_count: int | None = None,
     model: str | None = None,
 ):
-    """Interval semantics over a Spark DataFrame: the output of
-    :func:`streamwindows.interval_aggregate` for every group (without emit_seq)."""
+    """Interval semantics over a Spark DataFrame: the rows of
+    :func:`streamwindows.interval_aggregate`, ``emit_seq`` included (numbered over the
+    whole output). Raises InvalidParameterError before any Spark job, and OutOfOrderError
+    (with ``arrival``) when an event starts before the previous one, naming both events'
+    groups, values and arrival positions. Without ``arrival`` the arrival order is the
+    start order; Spark has no row order, so ties between equal starts (FIRST, LAST, NTH,
+    NEST within a group, and ``emit_seq`` between groups whose first events start
+    together, then ordered by the group columns) are not the pandas engine's row order.
+    """
     if dump_at_value_count is not None:
         raise InvalidParameterError(
             SPARK_FUNCTION, "dump_at_value_count", "None on Spark (it counts elements across all groups, which "
@@ -53,9 +88,244 @@ def interval_aggregate_spark(
     groups = [group_by] if isinstance(group_by, str) else list(group_by or [])
     options = dict(start=start, end=end, aggregates=aggregates, group_by=groups or None, arrival=arrival,
                    drain=drain, latency_optimized=latency_optimized, model=model)
-    return apply_per_group(df, interval_aggregate, options, group_by=groups,
-                           time_columns=("window_start", "window_end", "emitted_at"), time_source=start,
-                           order_by=[arrival or start], integer_inputs=[start, end, arrival])
+    columns = list(interval_aggregate(empty_frame(df), **options).columns)  # validates: no Spark job
+    if arrival is not None:
+        check_stream_order(df, start=start, arrival=arrival, group_by=groups, model=model)
+    return _emit(df, df, options, groups, columns)
+
+
+def check_stream_order(df, *, start: str, arrival: str, group_by: Sequence[str], model: str | None = None,
+                       position_offset: int = 0) -> int:
+    """Raise OutOfOrderError at the first event, in ``arrival`` order, that starts before
+    the previous event (any group), naming both events (arrival position, ``arrival``
+    value, group, start). One Spark job: each range of arrivals checks itself and
+    returns a summary row, the driver checks the boundaries. NULL starts or arrivals
+    are left to the engine (it raises NullFieldError before any order error).
+    ``position_offset`` is the number of events arriving before ``df``'s. Returns the
+    number of rows."""
+    from pyspark.sql import functions as F
+
+    from streamwindows.spark.field_dimension import _plain
+
+    groups = list(group_by)
+    spark_type = df.schema[start].dataType.simpleString()
+    coordinate_type = _coordinate_type(spark_type)
+    stream = df.select(F.col(arrival).alias(_P), _coordinate(F.col(start), spark_type).alias(_S),
+                       *[F.col(g) for g in groups])
+    names = ["n", "nulls", "first_arrival", "first_start", "first_group", "last_start", "last_group",
+             "bad_index", "bad_arrival", "bad_start", "bad_group", "bad_previous", "bad_previous_group"]
+    arrival_type = df.schema[arrival].dataType.simpleString()
+    schema = (f"n long, nulls long, first_arrival {arrival_type}, first_start {coordinate_type}, "
+              f"first_group string, last_start {coordinate_type}, last_group string, bad_index long, "
+              f"bad_arrival {arrival_type}, bad_start {coordinate_type}, bad_group string, "
+              f"bad_previous {coordinate_type}, bad_previous_group string")
+
+    def summarize(batches):
+        chunk = [b for b in batches if len(b)]
+        if not chunk:
+            return
+        chunk = pd.concat(chunk, ignore_index=True)
+        arrivals, starts = chunk[_P], chunk[_S]
+
+        def group(i: int) -> str:
+            return json.dumps({g: _plain(chunk[g].iloc[i]) for g in groups})
+
+        row: dict[str, Any] = dict.fromkeys(names)
+        row.update(n=len(chunk), nulls=int(arrivals.isna().sum() + starts.isna().sum()),
+                   first_arrival=_plain(arrivals.iloc[0]), first_start=_plain(starts.iloc[0]), first_group=group(0),
+                   last_start=_plain(starts.iloc[-1]), last_group=group(-1))
+        values = starts.to_numpy()
+        back = np.flatnonzero(values[1:] < values[:-1])  # NULLs compare False: counted above
+        if len(back):
+            i = int(back[0]) + 1
+            row.update(bad_index=i, bad_arrival=_plain(arrivals.iloc[i]), bad_start=_plain(starts.iloc[i]),
+                       bad_group=group(i), bad_previous=_plain(starts.iloc[i - 1]), bad_previous_group=group(i - 1))
+        yield pd.DataFrame([row], columns=names, dtype=object)
+
+    parts = int(df.sparkSession.conf.get("spark.sql.shuffle.partitions"))
+    summaries = [r.asDict() for r in stream.repartitionByRange(parts, _P).sortWithinPartitions(_P, _S)
+                 .mapInPandas(summarize, schema).collect()]
+    if any(s["nulls"] for s in summaries):
+        return sum(s["n"] for s in summaries)  # the engine names the NULL row
+    summaries.sort(key=lambda s: s["first_arrival"])
+    offset, previous = position_offset, None
+    for s in summaries:
+        if previous is not None and s["first_start"] < previous["last_start"]:
+            s = {**s, "bad_index": 0, "bad_arrival": s["first_arrival"], "bad_start": s["first_start"],
+                 "bad_group": s["first_group"], "bad_previous": previous["last_start"],
+                 "bad_previous_group": previous["last_group"]}
+        if s["bad_index"] is not None:
+            position = offset + int(s["bad_index"])
+            raise OutOfOrderError(
+                field=start, position=position, group=json.loads(s["bad_group"]),
+                value=_from_coordinate(s["bad_start"], spark_type),
+                previous_value=_from_coordinate(s["bad_previous"], spark_type), seq=s["bad_arrival"],
+                previous_position=position - 1, previous_group=json.loads(s["bad_previous_group"]), model=model,
+            )
+        offset += s["n"]
+        previous = s
+    return offset - position_offset
+
+
+def _coordinate_type(spark_type: str) -> str:
+    return "bigint" if spark_type.startswith("timestamp") or spark_type in ("tinyint", "smallint", "int",
+                                                                             "bigint") else "double"
+
+
+def _coordinate(column, spark_type: str):
+    """A time as a number that orders and compares like it: microseconds for timestamps."""
+    from pyspark.sql import functions as F
+
+    if spark_type.startswith("timestamp"):
+        return F.unix_micros(column.cast("timestamp"))
+    return column.cast(_coordinate_type(spark_type))
+
+
+def _from_coordinate(value: Any, spark_type: str) -> Any:
+    if value is None or not spark_type.startswith("timestamp"):
+        return value
+    return pd.Timestamp(int(value), unit="us", tz="UTC")
+
+
+def _emit(fed, whole, options: Mapping[str, Any], groups: list[str], columns: list[str], *,
+          first_emit_seq: int = 0, group_firsts=None, starts_from: Any = None):
+    """The numbered rows of the pieces of ``fed``'s groups, emitted over the stream of
+    ``whole`` (its starts and each group's first arrival; ``group_firsts`` when given,
+    ``starts_from``: only starts from it on can emit them)."""
+    from pyspark.sql import functions as F
+
+    start, arrival = options["start"], options["arrival"]
+    spark_type = whole.schema[start].dataType.simpleString()
+    coordinate_type = _coordinate_type(spark_type)
+    order_of_arrival = F.col(arrival) if arrival else F.col(start)
+    arrival_type = whole.schema[arrival].dataType.simpleString() if arrival else "bigint"
+    piece_options = {k: options[k] for k in ("start", "end", "aggregates", "group_by", "arrival",
+                                             "latency_optimized", "model")}
+    pieces = apply_per_group(
+        fed, interval_pieces, piece_options, group_by=groups,
+        time_columns=("window_start", "window_end", "emitted_at"), time_source=start,
+        declared_types={PIECE_EXISTS_AT: arrival_type, ELEMENT_ARRIVAL: arrival_type},
+        order_by=[arrival, start] if arrival else [start], integer_inputs=[start, options["end"], arrival])
+
+    # Each group's first arrival (the order of pieces emitted together).
+    if groups:
+        if group_firsts is None:
+            group_firsts = whole.groupBy(*groups).agg(F.min(order_of_arrival).alias(_FIRST))
+        firsts = suffixed(group_firsts, groups, "__first")
+        pieces = pieces.join(firsts, null_safe_match(pieces, firsts, groups, "__first"), "left").drop(
+            *[g + "__first" for g in groups])
+    else:
+        pieces = pieces.withColumn(_FIRST, F.lit(None).cast(arrival_type if arrival else spark_type))
+
+    starts = whole if starts_from is None else whole.where(F.col(start) >= F.lit(starts_from))
+    if arrival:
+        distinct = starts.groupBy(F.col(start).alias(_AT)).agg(F.min(F.col(arrival)).alias(_P))
+    else:
+        distinct = starts.select(F.col(start).alias(_AT)).distinct().withColumn(_P, F.lit(None).cast("bigint"))
+    distinct = distinct.where(F.col(_AT).isNotNull()).withColumn(_S, _coordinate(F.col(_AT), spark_type))
+    cuts = _quantile_cuts(distinct, int(whole.sparkSession.conf.get("spark.sql.shuffle.partitions")))
+
+    if options["latency_optimized"]:
+        rows = pieces.withColumn(_K, _range_of(_coordinate(F.col("window_start"), spark_type), cuts))
+        keys = [F.col(ELEMENT_ARRIVAL) if arrival else F.col("window_start"), F.col("window_start"),
+                F.col(_FIRST), *[F.col(g) for g in groups]]
+        return _numbered(rows, keys, first_emit_seq).select(*columns)
+
+    ends = pieces.select(_coordinate(F.col("window_end"), spark_type).alias(_B)).distinct()
+    answers = _next_starts(ends, distinct.select(_S), cuts, coordinate_type).join(
+        distinct.withColumnRenamed(_S, _S_STAR), _S_STAR)
+    located = pieces.withColumn(_B, _coordinate(F.col("window_end"), spark_type)).join(answers, _B, "left")
+    emitted = F.col(_S_STAR).isNotNull()
+    rows = located.where(emitted | F.lit(bool(options["drain"]))).withColumns({
+        "emit_kind": F.when(emitted, F.lit("close")).otherwise(F.lit("drain")),
+        "emitted_at": F.col(_AT),
+        _FLAG: (~emitted).cast("int"),
+        # The emitting event: the first starting at emitted_at, or the one from which the
+        # piece exists if it comes later (it starts at the piece's end, = emitted_at).
+        _EMITTER: F.greatest(F.col(_P), F.col(PIECE_EXISTS_AT)) if arrival else F.lit(None).cast("bigint"),
+        _K: F.when(emitted, _range_of(F.col(_S_STAR), cuts)).otherwise(F.lit(len(cuts) + 1)),
+    })
+    keys = [F.col(_FLAG), F.col(_S_STAR), F.col(_EMITTER), F.col("window_start"), F.col(_FIRST),
+            *[F.col(g) for g in groups]]
+    return _numbered(rows, keys, first_emit_seq).select(*columns)
+
+
+def _quantile_cuts(distinct, ranges: int) -> list[float]:
+    """Cuts of the value axis at quantiles of the distinct starts (coordinates)."""
+    if ranges <= 1:
+        return []
+    found = distinct.approxQuantile(_S, [i / ranges for i in range(1, ranges)], 0.01)
+    return sorted({float(c) for c in found if c is not None and np.isfinite(c)})
+
+
+def _range_of(x, cuts: list[float]):
+    """The number of cuts <= x: the range of the value axis holding x (a balanced
+    comparison tree, no Python worker)."""
+    from pyspark.sql import functions as F
+
+    def pick(first: int, last: int):
+        if first == last:
+            return F.lit(first)
+        middle = (first + last + 1) // 2
+        return F.when(x < F.lit(cuts[middle - 1]), pick(first, middle - 1)).otherwise(pick(middle, last))
+
+    return pick(0, len(cuts))
+
+
+def _next_starts(ends, starts, cuts: list[float], coordinate_type: str):
+    """(``_B``, ``_S_STAR``): for each end, the smallest start >= it (NULL if none)."""
+    from pyspark.sql import functions as F
+
+    starts = starts.withColumn(_K, _range_of(F.col(_S), cuts))
+    lowest = {r[_K]: r["lowest"] for r in starts.groupBy(_K).agg(F.min(_S).alias("lowest")).collect()}
+    after: dict[int, Any] = {}  # range -> the smallest start of the ranges after it
+    running = None
+    for k in range(len(cuts), -1, -1):
+        after[k] = running
+        if lowest.get(k) is not None:
+            running = lowest[k]
+    dtype = np.int64 if coordinate_type == "bigint" else np.float64
+    nullable = "Int64" if coordinate_type == "bigint" else "Float64"
+
+    def search(ends_here: pd.DataFrame, starts_here: pd.DataFrame) -> pd.DataFrame:
+        if not len(ends_here):
+            return pd.DataFrame({_B: pd.Series(dtype=dtype), _S_STAR: pd.Series(dtype=nullable)})
+        k = int(ends_here[_K].iloc[0])
+        values = np.sort(starts_here[_S].to_numpy(dtype=dtype))
+        b = ends_here[_B].to_numpy(dtype=dtype)
+        at = np.searchsorted(values, b, side="left")
+        found = at < len(values)
+        answer = pd.array(np.where(found, values[np.minimum(at, max(len(values) - 1, 0))] if len(values) else 0,
+                                   after[k] if after[k] is not None else 0).astype(dtype), dtype=nullable)
+        answer[~found & (after[k] is None)] = pd.NA
+        return pd.DataFrame({_B: b, _S_STAR: answer})
+
+    return (ends.withColumn(_K, _range_of(F.col(_B), cuts)).groupBy(_K)
+            .cogroup(starts.groupBy(_K))
+            .applyInPandas(search, f"{_B} {coordinate_type}, {_S_STAR} {coordinate_type}"))
+
+
+def _numbered(rows, keys: list, first_emit_seq: int):
+    """``rows`` (with the range column ``_K``, ranges in output order) numbered by
+    ``keys`` within their range, after the rows of the earlier ranges: emit_seq from
+    ``first_emit_seq``. The rows are cached for the count and the numbering; the numbers
+    do not depend on the cache (keys order the rows totally)."""
+    from pyspark import StorageLevel
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    while _CACHED:
+        _CACHED.pop().unpersist()
+    rows = rows.persist(StorageLevel.MEMORY_AND_DISK)
+    _CACHED.append(rows)
+    counts = dict(rows.groupBy(_K).count().collect())
+    offsets, running = {0: first_emit_seq}, first_emit_seq  # (an empty map would not type)
+    for k in sorted(counts):
+        offsets[k] = running
+        running += counts[k]
+    offset_map = F.create_map(*[x for k, o in offsets.items() for x in (F.lit(k), F.lit(o).cast("bigint"))])
+    within = Window.partitionBy(_K).orderBy(*[k.asc_nulls_first() for k in keys])
+    return rows.withColumn("emit_seq", F.element_at(offset_map, F.col(_K)) + F.row_number().over(within) - 1)
 
 
 def interval_aggregate_incremental_spark(
@@ -77,36 +347,40 @@ def interval_aggregate_incremental_spark(
     ``materialized='incremental', incremental_strategy='insert_overwrite',
     partition_by=['time_partition']``: dynamic partition overwrite replaces exactly
     the partitions this returns rows for, and after any sequence of runs the table
-    holds a full build's rows.
+    holds a full build's rows (``emit_seq`` included).
 
     ``df`` is the whole input so far; ``previous`` the model's table (None on a full
     build). The state is the table itself:
 
-    * The open pieces (the drain rows) tell each group's latest start L: a piece is
-      final once an event of its group starts at or after its end, so the open pieces
-      are those from L on, and one starts at L.
-    * One aggregation over the input's (group, start, arrival) columns gives each
-      group's first start after L (its new events; every start of a group the table
-      does not hold), and checks that no row starting before L arrived after one
-      starting at or after it: such a late row fails the run with OutOfOrder, as it
-      fails a full build.
-    * The run recomputes from X, the start of the day holding the earliest new
-      start: every piece emitted at or after X (emitted by an event starting there)
-      and every open piece. Per group these are the pieces from c on, where c is the
-      lowest start among the group's pieces the table holds in those partitions (a
-      piece boundary, so the events overlapping c, clipped to start at c, make the
-      same pieces from c on).
+    * The open pieces (the drain rows) tell the stream's latest start S: they are the
+      pieces ending after S, the latest event's group is cut at S (its lowest open piece
+      starts there) and every other group's lowest open piece starts at or before S.
+      So S is the largest of the groups' lowest open starts.
+    * One aggregation over the input's (group, start, end, arrival) columns gives each
+      group's first arrival (the order of pieces emitted together) and checks that no
+      row starting before S arrived after one starting at or after it (a late row) and
+      that no start, end or arrival is NULL: either fails the run as it fails a full
+      build (OutOfOrder naming both rows, NullFieldError). The rows from S on, all new
+      but those starting at S, are checked for order among themselves.
+    * New events start at or after S, so the pieces emitted before the partition of S
+      (emitted by a start below S) are final, and the run recomputes the rest: every
+      row of the partitions from S's on and every open piece, numbered on after the
+      rows kept. Per group these are the pieces from c on, where c is the lowest start
+      among the group's pieces the run recomputes (a piece boundary, so the events
+      overlapping c, clipped to start at c, make the same pieces from c on); a group
+      with none recomputes from S (its old events all ended before S).
     * So the run reads the input's events that end after their group's c (open state
-      and new events), never the closed history's pieces.
+      and new events), never the closed history's pieces; the emission times come from
+      the input's starts from the lowest c on.
     """
+    from pyspark.sql import functions as F
+
     groups = [group_by] if isinstance(group_by, str) else list(group_by or [])
     if not isinstance(arrival, str) or not arrival:
         raise InvalidParameterError(INCREMENTAL_FUNCTION, "arrival", "a column giving arrival order (it tells "
                                     "new events from processed ones)", arrival, model=model)
     options = dict(start=start, end=end, aggregates=aggregates, group_by=groups or None, arrival=arrival, model=model)
-    full = interval_aggregate_spark(df, **options)  # validates before any Spark job
-    from pyspark.sql import functions as F
-
+    interval_aggregate(empty_frame(df), **options)  # validates before any Spark job
     partition_of = time_partitioner(INCREMENTAL_FUNCTION, df.schema[start].dataType.simpleString()
                                     .startswith("timestamp"), partition, model, "start column")
 
@@ -114,39 +388,56 @@ def interval_aggregate_incremental_spark(
         return frame.withColumn("time_partition", partition_of(F.col("emitted_at")))
 
     if previous is None:
-        return with_partition(full)
-
+        return with_partition(interval_aggregate_spark(df, **options))
     require_time_partition(previous, INCREMENTAL_FUNCTION, model)
 
-    # Each group's latest start: the lowest start among its open pieces (the NULL
-    # partition: reading them prunes every other).
-    open_pieces = previous.where(F.col("time_partition").isNull())
-    latest = suffixed(open_pieces.groupBy(*groups).agg(F.min("window_start").alias("_sw_latest")), groups, "__latest")
-    late, earliest_new, _, _ = split_at_latest(
-        df, latest, groups, start, arrival,
-        lambda begins, latest_start: F.when(latest_start.isNull() | (begins > latest_start), begins), required=[end])
-    if late is not None:
-        _raise_out_of_order(df, late, groups, options)
+    # S: the largest of the groups' lowest open starts (the NULL partition: reading the
+    # open pieces prunes every other).
+    open_starts = previous.where(F.col("time_partition").isNull()).groupBy(*groups).agg(
+        F.min("window_start").alias("_sw_lowest"))
+    latest = open_starts.agg(F.max("_sw_lowest")).first()[0]
+    if latest is None:  # nothing open: nothing was processed
+        return with_partition(interval_aggregate_spark(df, **options))
 
-    # The partitions from X's on, and the open pieces (NULL partition).
-    recomputed = F.col("time_partition").isNull()
-    if earliest_new is not None:
-        recomputed = recomputed | (F.col("time_partition") >= partition_of(F.lit(earliest_new)))
+    at_latest = F.lit(latest)
+    before = F.col(start) < at_latest
+    unplaceable = F.col(start).isNull() | F.col(end).isNull() | F.col(arrival).isNull()
+    per_group = df.groupBy(*groups).agg(
+        F.min(arrival).alias(_FIRST),
+        F.max(F.when(before, F.col(arrival))).alias("_sw_last_before"),
+        F.min(F.when(~before, F.col(arrival))).alias("_sw_first_from"),
+        F.count(F.when(before, F.lit(1))).alias("_sw_before"),
+        F.max(unplaceable.cast("int")).alias("_sw_unplaceable"),
+    )
+    per_group = per_group.cache()  # three small answers from one pass over the input
+    try:
+        null_group = per_group.where(F.col("_sw_unplaceable") == 1).limit(1).collect()
+        if null_group:  # replay that group on the driver: the engine names the NULL row
+            interval_aggregate(group_on_driver(df, null_group[0], groups, [start, end, arrival]), **options)
+            raise AssertionError(f"the engine accepts the NULL row in group {dict(null_group[0].asDict())}")
+        state = per_group.agg(F.max("_sw_last_before").alias("last_before"),
+                              F.min("_sw_first_from").alias("first_from"),
+                              F.sum("_sw_before").alias("before")).first()
+    finally:
+        per_group.unpersist()
+    if None not in (state["last_before"], state["first_from"]) and state["last_before"] > state["first_from"]:
+        check_stream_order(df, start=start, arrival=arrival, group_by=groups, model=model)  # raises
+        raise AssertionError("the arrival-order check passed on a late row")
+    check_stream_order(df.where(~before), start=start, arrival=arrival, group_by=groups, model=model,
+                       position_offset=int(state["before"] or 0))
+
+    # The partitions from S's on, and the open pieces (NULL partition), are recomputed.
+    recomputed = F.col("time_partition").isNull() | (F.col("time_partition") >= partition_of(at_latest))
+    kept = previous.where(~recomputed).count()
     cuts = suffixed(previous.where(recomputed).groupBy(*groups).agg(F.min("window_start").alias("_sw_cut")), groups,
                     "__cut")
+    lowest_cut = cuts.agg(F.min("_sw_cut")).first()[0]
     fed = df.join(F.broadcast(cuts), null_safe_match(df, cuts, groups, "__cut"), "left")
-    fed = fed.where(F.col("_sw_cut").isNull() | (F.col(end) > F.col("_sw_cut")))
-    fed = fed.withColumn(start, F.when(F.col(start) < F.col("_sw_cut"), F.col("_sw_cut")).otherwise(F.col(start)))
-    fed = fed.select(*df.columns)
-    return with_partition(interval_aggregate_spark(fed, **options))
-
-
-def _raise_out_of_order(df, late, groups: Sequence[str], options: Mapping[str, Any]) -> None:
-    """A group holds a row that starts before its latest processed start and arrived
-    after it, or a NULL start or end: replay that group on the driver, which raises the
-    OutOfOrderError or NullFieldError a full build raises (naming the arrival position,
-    the group and the values)."""
-    interval_aggregate(group_on_driver(df, late, groups, [options["start"], options["end"], options["arrival"]]),
-                       **options)
-    raise AssertionError(f"the arrival-order check found a late or NULL row in group {dict(late.asDict())} "
-                         "that the engine accepts")
+    cut = F.coalesce(F.col("_sw_cut"), at_latest)
+    fed = fed.where(F.col(end) > cut).withColumn(start, F.greatest(F.col(start), cut)).select(*df.columns)
+    group_firsts = per_group.select(*groups, _FIRST) if groups else None
+    columns = list(interval_aggregate(empty_frame(df), **options).columns)
+    full_options = {**options, "drain": True, "latency_optimized": False}
+    return with_partition(_emit(fed, df, full_options, groups, columns, first_emit_seq=kept,
+                                group_firsts=group_firsts,
+                                starts_from=latest if lowest_cut is None else min(lowest_cut, latest)))

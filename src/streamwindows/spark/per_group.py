@@ -1,9 +1,11 @@
 """Run a per-group pandas engine on Spark, groups in parallel.
 
-For the engines whose groups are independent (StreamInsight count windows, Odysseus
-interval semantics). Parameters are checked on the driver by running the engine on an
-empty frame of the input's schema (no Spark job), so a bad parameter fails before any
-work starts; the same run gives the output columns and their types.
+For the engines whose groups are independent (StreamInsight count windows), or the
+per-group part of an engine (Odysseus interval semantics: a group's pieces and their
+aggregates; spark/interval_semantics.py decides their emission over the whole stream).
+Parameters are checked on the driver by running the engine on an empty frame of the
+input's schema (no Spark job), so a bad parameter fails before any work starts; the
+same run gives the output columns and their types.
 
 The rows are hash-partitioned by group and sorted by group (then by ``order_by``), and
 each task hands the engine many whole groups per call: the engines are vectorized
@@ -52,9 +54,7 @@ def apply_per_group(
     from streamwindows.spark.shipping import ship_package
 
     declared = dict(declared_types or {})
-    empty = pd.DataFrame({f.name: pd.Series(dtype=_PANDAS_TYPES.get(f.dataType.simpleString(), "object"))
-                          for f in df.schema.fields})
-    probe = engine(empty, **options)  # validates; raises before any Spark job
+    probe = engine(empty_frame(df), **options)  # validates; raises before any Spark job
     names = [c for c in probe.columns if c not in PER_CALL_ONLY]
     fields = []
     for column in names:
@@ -95,6 +95,13 @@ def apply_per_group(
     else:
         laid_out = df.repartition(1).sortWithinPartitions(*order_by) if order_by else df.repartition(1)
     return laid_out.mapInPandas(run, schema=", ".join(fields))
+
+
+def empty_frame(df) -> pd.DataFrame:
+    """An empty pandas frame with the columns of the Spark DataFrame ``df`` and the dtypes
+    applyInPandas would give them: run an engine on it to check parameters (no Spark job)."""
+    return pd.DataFrame({f.name: pd.Series(dtype=_PANDAS_TYPES.get(f.dataType.simpleString(), "object"))
+                         for f in df.schema.fields})
 
 
 def integral_columns(df, columns: Sequence[str | None]) -> list[str]:
