@@ -373,6 +373,13 @@
       input-watermark model, from what its run read), into the table property
       stream_windows.watermark. -#}
   {%- if not execute -%}{{ return('') }}{%- endif -%}
+  {%- set since = run_query('set ' ~ stream_windows._sw_recomputed_conf()).rows[0][1] -%}
+  {%- if since == 'all' -%}
+    {#- A full build holds every input row, the audited late rows too: their audit goes
+        with it (after the write, so a failed build keeps it), else the next scheduled
+        run would take them out of the windows again. -#}
+    {%- do run_query('drop table if exists ' ~ this.incorporate(path={'identifier': this.identifier ~ '__late_rows'})) -%}
+  {%- endif -%}
   {%- set floor = run_query('set ' ~ stream_windows._sw_floor_conf()).rows[0][1] -%}
   {%- set floor = ('|' ~ floor) if floor not in (none, 'none', '<undefined>') else '' -%}
   {%- if watermark_from == 'input' -%}
@@ -380,7 +387,6 @@
     {%- if next in (none, 'none', '<undefined>') -%}{{ return('') }}{%- endif -%}
     {{ return("alter table " ~ this ~ " set tblproperties ('stream_windows.watermark' = '" ~ next ~ floor ~ "')") }}
   {%- endif -%}
-  {%- set since = run_query('set ' ~ stream_windows._sw_recomputed_conf()).rows[0][1] -%}
   {%- set partial = since not in (none, 'all', '<undefined>') -%}
   {%- set now = stream_windows._sw_latest(key, arrival_order, this, ('time_partition >= ' ~ since) if partial else none) -%}
   {%- set before = stream_windows._sw_recorded_watermark() if partial else none -%}

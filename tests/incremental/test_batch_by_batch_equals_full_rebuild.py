@@ -188,6 +188,19 @@ def test_audit_keeps_late_rows_out_of_the_windows_and_records_them(replay):
     assert spark.sql(f"select count(*) as n from {model}").first()["n"] == 600
     assert spark.sql(f"select count(*) as n from {SCHEMA}.hourly_temperatures_city_stats_24h__late_rows"
                      ).first()["n"] == 1
+    # --full-refresh rebuilds from every input row, the audited one included, and forgets
+    # the audit with it: the next scheduled run keeps the row in its windows, as a full
+    # rebuild of the same input does (the audit used to outlive it and take it out again).
+    run_dbt("run", "--select", "hourly_temperatures_city_stats_24h", "--full-refresh", "--vars", "{late_rows: audit}")
+    assert not spark.catalog.tableExists(f"{SCHEMA}.hourly_temperatures_city_stats_24h__late_rows")
+    assert spark.sql(f"select count(*) as n from {model} where seq = {total + 1}").first()["n"] == 1
+    spark.sql(f"insert into {SEED} select {total + 2} as seq, max(reading_at) + interval 1 hour as reading_at, "
+              f"'Seattle' as city, 50.0 as temp_f from {SEED}")
+    run_dbt("run", "--select", "hourly_temperatures_city_stats_24h", "--vars", "{late_rows: audit}")
+    scheduled = sorted(spark.sql(f"select * from {model}").collect())
+    assert len(scheduled) == 602 and {total + 1, total + 2} <= {r["seq"] for r in scheduled}
+    run_dbt("run", "--select", "hourly_temperatures_city_stats_24h", "--full-refresh", "--vars", "{late_rows: audit}")
+    assert sorted(spark.sql(f"select * from {model}").collect()) == scheduled
 
 
 def test_reprocess_recomputes_the_late_rows_windows(replay):
