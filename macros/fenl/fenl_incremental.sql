@@ -233,7 +233,11 @@
 {% macro _sw_fenl_state_at(source, entities, time_column, arrival_order, pipelines, spec, inc, key, exclude, cut, state_table, cuts, floor=none) %}
   {#- Makes the state at `cut` in state_table: from the latest kept cut before it
       (`cuts`: those the table holds) and the rows between, else from every row before
-      it, in a new table when none is kept. Drops every other kept cut. -#}
+      it, in a new table when none is kept. Drops every other kept cut. Returns none.
+      Only `dbt run` and `dbt build` write: under any other command (compile, show,
+      docs generate) nothing is written, and the state at `cut` comes back as a query
+      for the SELECT to read in its place (none when the table holds it already). -#}
+  {%- set writes = flags.WHICH in ('run', 'build') -%}
   {%- set earlier = cuts | select('lt', cut) | list -%}
   {%- set since = earlier | max if earlier else none -%}
   {%- if cut not in cuts -%}
@@ -248,6 +252,7 @@
       {%- set advanced = advanced ~ ' union all select _sw_kept.* from ' ~ prior ~ ' as _sw_kept left anti join (' ~ advanced ~ ') as _sw_advanced on ' ~ on | join(' and ') -%}
     {%- endif -%}
     {%- set with_cut = 'select *, ' ~ cut ~ ' as state_cut from (' ~ advanced ~ ') as _sw_new_state' -%}
+    {%- if not writes -%}{{ return('(' ~ with_cut ~ ')') }}{%- endif -%}
     {%- if not cuts -%}
       {%- do run_query('drop table if exists ' ~ state_table) -%}
       {%- do run_query('create table ' ~ state_table ~ ' using parquet partitioned by (state_cut) as ' ~ with_cut) -%}
@@ -255,9 +260,10 @@
       {%- do run_query('insert into ' ~ state_table ~ ' ' ~ with_cut) -%}
     {%- endif -%}
   {%- endif -%}
-  {%- for other in cuts if other != cut -%}
+  {%- for other in cuts if other != cut and writes -%}
     {%- do run_query('alter table ' ~ state_table ~ ' drop if exists partition (state_cut = ' ~ other ~ ')') -%}
   {%- endfor -%}
+  {{ return(none) }}
 {% endmacro %}
 
 {% macro _sw_fenl_incremental(macro_name, relation, source, entities, time_column, arrival_order, pipelines, spec, passthrough, inc, incremental, time_zone) %}
@@ -313,9 +319,10 @@
       at most six more days of rows in its SELECT. -#}
   {%- set usable = cuts | select('le', cut) | select('ge', cut - lag) | list -%}
   {%- set state_cut = usable | max if usable else cut -%}
-  {{- stream_windows._sw_fenl_state_at(source, entities, time_column, arrival_order, pipelines, spec, inc, key, plan.exclude, state_cut, state_table, cuts, plan.floor) -}}
+  {%- set unwritten_state = stream_windows._sw_fenl_state_at(source, entities, time_column, arrival_order, pipelines, spec, inc, key, plan.exclude, state_cut, state_table, cuts, plan.floor) -%}
   {%- set rows = stream_windows._sw_fenl_rows_from(source, entities, time_column, arrival_order, spec, inc, {'from_key': state_cut, 'key': plan.key, 'exclude': plan.exclude, 'arrival_order': arrival_order, 'floor': plan.floor}, none) -%}
-  {%- set prior = '(select * except (state_cut) from ' ~ state_table ~ ' where state_cut = ' ~ state_cut ~ ')' -%}
+  {%- set kept_state = unwritten_state if unwritten_state is not none else state_table -%}
+  {%- set prior = '(select * except (state_cut) from ' ~ kept_state ~ ' as _sw_kept_state where state_cut = ' ~ state_cut ~ ')' -%}
   {%- set internal = stream_windows._sw_fenl_internal_stateful_columns(spec, pipelines) -%}
 select
     {{ (passthrough | join(', ')) if passthrough else '* except (' ~ internal | join(', ') ~ ')' }},
@@ -387,7 +394,9 @@ where {{ key }} >= {{ cut }}
   {#- An entity the table has never seen has new rows and no processed row since the
       plan's cut: when the plan counted no such group, none is new (no query). -#}
   {%- if plan.fresh_groups_unseen_since_cut != 0 and run_query('select count(*) as n from (' ~ unseen ~ ') as _sw_unseen').rows[0]['n'] > 0 -%}
-    {%- do run_query('insert into ' ~ entity_table ~ ' ' ~ unseen) -%}
+    {#- Recorded by `dbt run` and `dbt build` only: a compile or a show that recorded
+        them would hide them from the next run, which would then skip their periods. -#}
+    {%- if flags.WHICH in ('run', 'build') -%}{%- do run_query('insert into ' ~ entity_table ~ ' ' ~ unseen) -%}{%- endif -%}
     {%- set span_first = run_query(span_first_query).rows[0]['s'] | int -%}
     {%- set x = stream_windows._sw_partition_start(inc, span_first) -%}
     {%- set source = '(select * from ' ~ relation ~ ' as _sw_all where ' ~ stream_windows._sw_key_from(plan, x) ~ ')' -%}

@@ -237,6 +237,10 @@
           ~ arrival_order ~ " " ~ row[arrival_order] ~ (" (" ~ where | join(', ') ~ ")" if where else "") ~ ", has " ~ spec.time_column ~ " "
           ~ row['t'] ~ ", before " ~ watermark ~ ", the latest " ~ spec.time_column ~ " this model has processed. Set incremental['late_rows'] to "
           ~ "'audit' (keep them out, in " ~ audit ~ ") or 'reprocess' (recompute the windows they fall in), or rebuild with --full-refresh.") }}
+    {%- elif spec.late_rows == 'audit' and flags.WHICH not in ('run', 'build') -%}
+      {#- A compile, show or docs generate audits nothing: its SQL leaves the late rows
+          out by their condition, and the next run audits them. -#}
+      {%- set exclude = '((' ~ is_fresh ~ ') and ' ~ late_condition ~ (' or ' ~ exclude if exclude else '') ~ ')' -%}
     {%- elif spec.late_rows == 'audit' -%}
       {%- if audited is none -%}
         {%- do run_query('create table ' ~ audit ~ ' using parquet as select *, cast(null as string) as late_reason, cast(null as string) as late_watermark, current_timestamp() as audited_at from ' ~ relation ~ ' where false') -%}
