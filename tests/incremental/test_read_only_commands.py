@@ -64,7 +64,7 @@ def test_read_only_commands_write_nothing(spark, late_new_entity_row):
     for model in ("hourly_temperatures_city_stats_24h", "hourly_temperatures_city_fenl_mild",
                   "hourly_temperatures_city_fenl_days"):
         run_dbt("show", "--select", model, "--limit", "3", *AUDIT)
-    run_dbt("docs", "generate", "--select", *MODELS, *AUDIT)
+    run_dbt("docs", "generate", "--select", MODELS[0], MODELS[-1], *AUDIT)
     assert catalog(spark) == before
 
 
