@@ -46,6 +46,11 @@ run: setup
 test: setup
 	$(BIN)/python -m pytest
 
+# The inner loop: the engine, the benchmark report and the pictures, no Spark build
+# (make test stays the whole suite, and is what CI runs).
+test-fast: setup
+	$(BIN)/python -m pytest tests/engine tests/bench tests/docs/test_pictures.py
+
 # A model's first rows, after `make run`: make show MODEL=weather_minmax_24h [LIMIT=50]
 show: setup
 	@test -n "$(MODEL)" || { echo "usage: make show MODEL=<model name> [LIMIT=20]"; exit 2; }

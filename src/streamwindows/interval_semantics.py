@@ -188,6 +188,7 @@ def interval_aggregate(
 
 PIECE_EXISTS_AT = "__piece_exists_at__"
 ELEMENT_ARRIVAL = "__element_arrival__"
+GROUP_FIRST = "__group_first__"
 
 
 def interval_pieces(
@@ -208,8 +209,10 @@ def interval_pieces(
     ``window_start``, ``window_end``, ``event_count``, the aggregates and
     ``__piece_exists_at__``, the arrival value (of ``arrival``; NULL without it) of the
     group's first event that has the piece's end as its start or end, from which on the
-    piece exists. With ``latency_optimized`` the rows of :func:`interval_aggregate`
-    (without ``emit_seq``) and ``__element_arrival__``, each element's arrival value.
+    piece exists, and ``__group_first__``, the arrival value of the group's first event
+    (its start without ``arrival``). With ``latency_optimized`` the rows of
+    :func:`interval_aggregate` (without ``emit_seq``), ``__element_arrival__``, each
+    element's arrival value, and ``__group_first__``.
     The order is checked within each group only (a group's events may have had their
     starts raised to a cut, which keeps the group's order but not the stream's): the
     caller checks the whole stream's.
@@ -222,9 +225,15 @@ def interval_pieces(
                              parsed=parsed, model=model, global_order=False)
     layout = events.layout
     seqs = pd.array(layout.arrival_seqs if arrival is not None else np.zeros(len(layout.rows), np.int64))
+    first_rows = layout.rows[layout.group_starts[:-1]]
+    if arrival is None:
+        group_first = pd.Series(from_coordinates(layout.start_arrival[first_rows], kind, events.time_dtype)).array
+    else:
+        group_first = seqs.take(first_rows)
     if latency_optimized:
         result = _latency_optimized(events, parsed, group_by).drop(columns="emit_seq")
         result[ELEMENT_ARRIVAL] = seqs if arrival is not None else pd.array([None] * len(result), dtype="Int64")
+        result[GROUP_FIRST] = group_first.take(layout.gid[np.argsort(layout.rows, kind="stable")])
         return result
     pieces = _pieces(events, parsed, np.zeros(0, dtype=np.intp))
     n = len(layout.start)
@@ -239,8 +248,9 @@ def interval_pieces(
         data[PIECE_EXISTS_AT] = pd.array([None] * len(exists), dtype="Int64")
     else:
         data[PIECE_EXISTS_AT] = seqs.take(exists, allow_fill=True)
+    data[GROUP_FIRST] = group_first.take(pieces.gid)
     return pd.DataFrame(data, columns=[*group_by, "window_start", "window_end", "event_count",
-                                       *(a.name for a in parsed), PIECE_EXISTS_AT])
+                                       *(a.name for a in parsed), PIECE_EXISTS_AT, GROUP_FIRST])
 
 
 @dataclass

@@ -12,7 +12,14 @@ from hypothesis import HealthCheck, given, settings
 from streamwindows import InvalidParameterError, NullFieldError, OutOfOrderError, field_dimension_aggregate
 from streamwindows.spark import field_dimension_aggregate_spark, field_dimension_incremental_spark
 from streamwindows.spark.session import session_setting
-from tests.engine.test_field_dimension import AGGREGATES, assert_same_emissions, scenarios, trades
+from tests.engine.test_field_dimension import (
+    AGGREGATES,
+    LATE,
+    assert_same_emissions,
+    opened_late,
+    scenarios,
+    trades,
+)
 from tests.engine_spark.test_interval_incremental_spark import overwrite
 
 
@@ -43,6 +50,20 @@ def test_trades_example_on_spark(spark):
                    aggregates={"total_volume": "sum(volume)"})
     assert [tuple(r) for r in out[["symbol", "window_start", "total_volume", "emitted_at", "emit_seq"]]
             .itertuples(index=False)] == [("AMAT", 0, 300, 40, 0), ("AMAT", 30, 400, 65, 1), ("INTC", 30, 400, 65, 2)]
+
+
+@pytest.mark.parametrize("optional_windows", [pytest.param("single", id="single"), pytest.param("all", id="all")])
+def test_window_opened_late_on_spark(spark, optional_windows):
+    """docs/semantics.md's late-opened window (tuples 14 then 24, size 20, advance 5,
+    emit_every 4): the general plan emits only the points after 14, as the engine does."""
+    frame = opened_late().assign(seq=[1, 2])
+    options = dict(LATE, optional_windows=optional_windows, seq="seq", aggregates={"total_volume": "sum(volume)"})
+    expected = field_dimension_aggregate(frame, **options)
+    actual = on_spark(spark, frame, partitions=2, **options)
+    assert_same_emissions(actual[list(expected.columns)], expected)
+    intermediate = actual[(actual["emit_kind"] == "intermediate") & (actual["window_start"] == 10)]
+    assert len(intermediate) == 2  # points 18 and 22, not 14
+    assert set(intermediate["emitted_at"]) == {24}
 
 
 def random_stream(n=3000, groups=40, seed=7):

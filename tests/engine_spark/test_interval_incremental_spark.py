@@ -13,7 +13,11 @@ from hypothesis import strategies as st
 
 from streamwindows import InvalidParameterError, NullFieldError, OutOfOrderError
 from streamwindows.spark import interval_aggregate_incremental_spark
-from tests.engine_spark.test_per_group_engines_spark import SCHEMA, ordered_events, same_rows
+from tests.engine.reference_field_dimension import rows
+from tests.engine_spark import test_per_group_engines_spark as per_group_tests
+from tests.engine_spark.test_per_group_engines_spark import PLANS, SCHEMA, ordered_events, same_ordered_rows, same_rows
+
+interval_plan = per_group_tests.interval_plan  # the fixture, shared
 
 OPTIONS = dict(start="t0", end="t1", group_by="g", arrival="seq", partition=5,
                aggregates={"n": "count(*)", "s": "sum(v)", "hi": "max(v)", "first_v": "first(v)", "last_v": "last(v)"})
@@ -52,7 +56,10 @@ def full_build(spark, frame: pd.DataFrame, **options) -> pd.DataFrame:
 def test_batches_equal_a_full_build(spark, frame, data):
     cuts = sorted(set(data.draw(st.lists(st.integers(1, len(frame)), max_size=3)))) + [len(frame)]
     built = build_in_batches(spark, frame, cuts, **OPTIONS)
-    same_rows(built, full_build(spark, frame, **OPTIONS), ["g", "window_start"])
+    expected = full_build(spark, frame, **OPTIONS)
+    same_rows(built, expected, ["g", "window_start"])
+    # emit_seq too: the rows kept from earlier runs come first, the recomputed ones after
+    same_ordered_rows(built[list(expected.columns)], expected.sort_values("emit_seq", ignore_index=True))
 
 
 def long_stream(n=2000, groups=30, seed=3) -> pd.DataFrame:
@@ -68,18 +75,36 @@ def long_stream(n=2000, groups=30, seed=3) -> pd.DataFrame:
     return frame
 
 
-def test_many_groups_across_a_gap_equal_a_full_build(spark):
+@pytest.mark.parametrize("interval_plan", [PLANS[0], PLANS[2]], indirect=True)
+def test_many_groups_across_a_gap_equal_a_full_build(spark, interval_plan):
     frame = long_stream()
     cuts = [150, 151, 700, 1199, 1201, 1600, 2000]  # one just past the gap, tied starts at 150/151
     built = build_in_batches(spark, frame, cuts, **OPTIONS)
     expected = full_build(spark, frame, **OPTIONS)
     assert len(built) == len(expected) > 2000
-    # every group has open pieces, the NULL key's included
-    assert expected.loc[expected["emit_kind"] == "drain", "g"].nunique(dropna=False) == frame["g"].nunique(dropna=False)
+    # Open pieces in several groups; the others' pieces were all closed by other groups'
+    # events (time is shared), so their new events recompute from the latest start.
+    open_groups = expected.loc[expected["emit_kind"] == "drain", "g"].nunique(dropna=False)
+    assert 1 < open_groups < frame["g"].nunique(dropna=False)
     same_rows(built, expected, ["g", "window_start"])
+    assert sorted(built["emit_seq"]) == list(range(len(built)))
+    same_ordered_rows(built[list(expected.columns)], expected.sort_values("emit_seq", ignore_index=True))
 
 
-def test_a_late_row_fails_the_run_with_out_of_order(spark):
+def test_a_piece_closed_by_another_groups_event_in_a_later_run(spark):
+    """docs/semantics.md's groups sharing time, one event per run: A's [0, 10) is open
+    (drained) after the first run; B's [20, 25), in the next, closes it at 20."""
+    frame = pd.DataFrame({"seq": [1, 2, 3], "g": ["A", "B", "A"], "t0": [0, 20, 26], "t1": [10, 25, 30],
+                          "v": [1.0, 2.0, 3.0]})
+    built = build_in_batches(spark, frame, [1, 2, 3], **OPTIONS)
+    expected = full_build(spark, frame, **OPTIONS)
+    same_ordered_rows(built[list(expected.columns)], expected.sort_values("emit_seq", ignore_index=True))
+    assert rows(built.sort_values("emit_seq"), ["g", "window_start", "emit_kind", "emitted_at", "time_partition"]) == [
+        ("A", 0, "close", 20, 20), ("B", 20, "close", 26, 25), ("A", 26, "drain", None, None)]
+
+
+@pytest.mark.parametrize("interval_plan", [PLANS[0], PLANS[2]], indirect=True)
+def test_a_late_row_fails_the_run_with_out_of_order(spark, interval_plan):
     frame = long_stream(n=600)
     table = full_build(spark, frame.iloc[:500], **OPTIONS)
     previous = spark.createDataFrame(table)

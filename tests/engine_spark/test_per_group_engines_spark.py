@@ -1,7 +1,8 @@
 """Count windows and interval semantics on Spark (whole groups, many per engine call) give
 the pandas engine's rows, whatever the number of partitions and however the calls are
 cut; NULL group keys are a group; parameters are checked on the driver before any Spark
-job."""
+job. Interval pieces are emitted over the whole stream (groups share time), emit_seq
+included, and a stream out of order across groups fails as in the pandas engine."""
 
 from __future__ import annotations
 
@@ -59,6 +60,15 @@ def same_rows(actual: pd.DataFrame, expected: pd.DataFrame, key: list[str]):
         assert a == pytest.approx(b, nan_ok=True), (a, b)
 
 
+def same_ordered_rows(actual: pd.DataFrame, expected: pd.DataFrame):
+    """The same columns and rows, emit_seq included, in emit_seq order."""
+    assert list(actual.columns) == list(expected.columns)
+    got, want = rows(actual.sort_values("emit_seq", ignore_index=True)), rows(expected)
+    assert len(got) == len(want), (got, want)
+    for a, b in zip(got, want, strict=True):
+        assert a == pytest.approx(b, nan_ok=True), (a, b)
+
+
 @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
 @given(frame=events(), n=st.integers(1, 3))
 def test_count_window_on_spark_equals_pandas(spark, frame, n):
@@ -76,9 +86,7 @@ def test_interval_semantics_on_spark_equals_pandas(spark, frame, drain, latency)
                    aggregates={"n": "count(*)", "s": "sum(v)", "hi": "max(v)"})
     with session_setting(spark, "spark.sql.shuffle.partitions", "3"):
         actual = interval_aggregate_spark(spark.createDataFrame(frame, SCHEMA), **options).toPandas()
-    expected = interval_aggregate(frame, **options)
-    assert list(actual.columns) == list(expected.columns)
-    assert rows(actual.sort_values("emit_seq")) == pytest.approx(rows(expected), nan_ok=True)
+    same_ordered_rows(actual, interval_aggregate(frame, **options))
 
 
 def a_then_b() -> pd.DataFrame:
@@ -94,21 +102,40 @@ def a_then_b() -> pd.DataFrame:
     })
 
 
+PLANS = [
+    pytest.param({}, id="distinct starts"),
+    pytest.param({"ROWS_PER_RANGE": 4}, id="distinct starts, numbered by ranges"),
+    pytest.param({"DISTINCT_VALUES_LIMIT": 1}, id="general plan"),
+]
+
+
+@pytest.fixture
+def interval_plan(request, monkeypatch):
+    """The interval plan's limits for one test (the general plan runs past
+    DISTINCT_VALUES_LIMIT distinct starts; outputs past ROWS_PER_RANGE rows are numbered
+    by ranges)."""
+    import streamwindows.spark.interval_semantics as module
+
+    for name, value in request.param.items():
+        monkeypatch.setattr(module, name, value)
+    return request.param
+
+
+@pytest.mark.parametrize("interval_plan", PLANS, indirect=True)
 @pytest.mark.parametrize("drain", [pytest.param(False, id="drain=False"), pytest.param(True, id="drain=True")])
-def test_interval_groups_share_time_on_spark(spark, drain):
+def test_interval_groups_share_time_on_spark(spark, drain, interval_plan):
     options = dict(start="t0", end="t1", group_by="g", arrival="seq", drain=drain,
                    aggregates={"n": "count(*)", "s": "sum(v)"})
     frame = a_then_b()
     with session_setting(spark, "spark.sql.shuffle.partitions", "4"):
         actual = interval_aggregate_spark(spark.createDataFrame(frame, SCHEMA), **options).toPandas()
-    expected = interval_aggregate(frame, **options)
-    assert list(actual.columns) == list(expected.columns)
-    assert rows(actual.sort_values("emit_seq")) == rows(expected)
+    same_ordered_rows(actual, interval_aggregate(frame, **options))
     first = rows(actual.sort_values("emit_seq"), ["g", "window_start", "window_end", "emit_kind", "emitted_at"])[0]
     assert first == ("A", 0, 10, "close", 20)  # emitted by B's event at 20, whatever drain
 
 
-def test_interval_out_of_order_across_groups_fails_on_spark(spark):
+@pytest.mark.parametrize("interval_plan", [PLANS[0], PLANS[2]], indirect=True)
+def test_interval_out_of_order_across_groups_fails_on_spark(spark, interval_plan):
     """A's [0, 10), B's [20, 25), then A's event at 15: in order within A, not as one
     stream. The error names both events, as the pandas engine's does."""
     frame = pd.DataFrame({"seq": [1, 2, 3, 4], "g": ["A", "B", "A", "B"], "t0": [0, 20, 15, 30],
