@@ -174,7 +174,7 @@ ERROR_CASES = [
         id="merge of a state the partials lack",
     ),
     pytest.param(
-        f"{{{{ merge_partial_aggregates({PARTIALS}, group_by=['bidder'], aggregates={{'m': 'max(price)'}}, "
+        f"{{{{ merge_partial_aggregates({PARTIALS}, group_by=['bidder'], aggregates={{'max_price': 'max(price)'}}, "
         "window={'size': '1 hour', 'advance': '2 hours'}) }}",
         "merge_partial_aggregates(): `window` must be {'size': <interval or number>, 'advance': <interval or number>} "
         "with 0 < advance <= size, both intervals (time panes) or both whole numbers (numeric panes); got",
