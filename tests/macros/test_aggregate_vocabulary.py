@@ -181,7 +181,7 @@ ERROR_CASES = [
         id="merge into windows advancing by more than their size",
     ),
     pytest.param(
-        f"{{{{ merge_partial_aggregates({PARTIALS}, group_by=['bidder'], aggregates={{'m': 'max(price)'}}, "
+        f"{{{{ merge_partial_aggregates({PARTIALS}, group_by=['bidder'], aggregates={{'max_price': 'max(price)'}}, "
         "window={'size': 3, 'advance': '1 hour'}) }}",
         "merge_partial_aggregates(): `window` must be {'size': <interval or number>",
         id="merge into windows of a number and an interval",
