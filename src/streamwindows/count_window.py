@@ -55,7 +55,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from streamwindows.errors import InvalidParameterError
+from streamwindows.checks import ParameterChecks
 from streamwindows.event_input import (
     check_columns,
     from_coordinates,
@@ -189,23 +189,18 @@ def _validate(
         frame, function=FUNCTION, model=model, group_by=group_by, arrival=arrival, reserved=reserved
     )
 
-    def fail(parameter: str, rule: str, value: Any, note: str = "") -> InvalidParameterError:
-        return InvalidParameterError(FUNCTION, parameter, rule, value, note=note, model=model)
-
-    available = f"(available: {', '.join(map(str, frame.columns))})"
-    if not isinstance(time, str) or time not in frame.columns:
-        raise fail("time", f"a column of the input {available}", time)
+    checks = ParameterChecks(FUNCTION, model, frame.columns)
+    fail = checks.fail
+    checks.column("time", time)
     kind = time_kind(frame[time].dtype)
     if kind not in ("int", "timestamp"):
         raise fail(
             "time", "an integer or timestamp column (a count window ends one tick after its last "
             "start time, and only those types have a tick)", time, f" (dtype {frame[time].dtype})",
         )
-    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise fail("n", "an integer >= 1 (the number of distinct start times per window)", n)
+    checks.count("n", n, "an integer >= 1 (the number of distinct start times per window)")
+    checks.column("end", end, optional=True)
     if end is not None:
-        if not isinstance(end, str) or end not in frame.columns:
-            raise fail("end", f"a column of the input {available} or None", end)
         if end == time or time_kind(frame[end].dtype) != kind:
             raise fail("end", f"a column other than `time` of the same kind ({kind})", end,
                        f" (dtype {frame[end].dtype})")

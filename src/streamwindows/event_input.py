@@ -21,14 +21,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from streamwindows.checks import ParameterChecks
 from streamwindows.errors import (
     InvalidIntervalError,
-    InvalidParameterError,
     NullFieldError,
     OutOfOrderError,
 )
-from streamwindows.field_dimension import _field_kind as time_kind  # 'int', 'float', 'timestamp' or None
-from streamwindows.field_dimension import _group_codes, _stable_group_order
+from streamwindows.grouping import group_codes, stable_group_order, time_kind
 
 __all__ = [
     "EventLayout",
@@ -86,35 +85,11 @@ def check_columns(
     reserved: Sequence[str],
 ) -> tuple[str, ...]:
     """Check ``frame``, ``model``, ``group_by`` and ``arrival``; return group_by as a tuple."""
-    if model is not None and not isinstance(model, str):
-        raise InvalidParameterError(function, "model", "a string or None", model)
-
-    def fail(parameter: str, rule: str, value: Any, note: str = "") -> InvalidParameterError:
-        return InvalidParameterError(function, parameter, rule, value, note=note, model=model)
-
+    checks = ParameterChecks(function, model, frame.columns if isinstance(frame, pd.DataFrame) else ())
     if not isinstance(frame, pd.DataFrame):
-        raise fail("frame", "a pandas DataFrame", type(frame).__name__)
-    available = f"(available: {', '.join(map(str, frame.columns))})"
-    if group_by is None:
-        group_by = ()
-    if isinstance(group_by, str):
-        group_by = (group_by,)
-    if not isinstance(group_by, Sequence):
-        raise fail("group_by", "a list of column names", group_by)
-    group_by = tuple(group_by)
-    for column in group_by:
-        if not isinstance(column, str) or column not in frame.columns:
-            raise fail("group_by", f"columns of the input {available}", column)
-        if column in reserved:
-            raise fail(
-                "group_by",
-                f"columns whose names are not reserved for the output ({', '.join(reserved)})",
-                column,
-            )
-    if len(set(group_by)) != len(group_by):
-        raise fail("group_by", "a list of distinct columns", ", ".join(group_by))
-    if arrival is not None and (not isinstance(arrival, str) or arrival not in frame.columns):
-        raise fail("arrival", f"a column of the input {available} or None", arrival)
+        raise checks.fail("frame", "a pandas DataFrame", type(frame).__name__)
+    group_by = checks.group_by(group_by, reserved)
+    checks.column("arrival", arrival, optional=True)
     return group_by
 
 
@@ -220,9 +195,9 @@ def prepare_events(
         _check_finite(ends, end_nulls, frame, field=end, group_by=group_by, seqs=seqs, model=model)
 
     n = len(frame)
-    codes, n_groups = _group_codes(frame, group_by)
+    codes, n_groups = group_codes(frame, group_by)
     if n_groups > 1:
-        rows = _stable_group_order(codes, n_groups).astype(np.intp)
+        rows = stable_group_order(codes, n_groups).astype(np.intp)
     else:
         rows = np.arange(n, dtype=np.intp)
     gid = codes[rows]
@@ -297,9 +272,7 @@ def validate_outputs(
 ) -> dict[str, Any]:
     """Check the user aggregates and every output name; return the user aggregates."""
 
-    def fail(parameter: str, rule: str, value: Any) -> InvalidParameterError:
-        return InvalidParameterError(function, parameter, rule, value, model=model)
-
+    fail = ParameterChecks(function, model, ()).fail
     if user_aggregates is None:
         user_aggregates = {}
     if not isinstance(user_aggregates, Mapping):

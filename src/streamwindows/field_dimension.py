@@ -35,7 +35,12 @@ So the work splits into public steps that a distributed layer can run separately
 (as-of search of the thresholds in the global value sequence) and
 :func:`order_emissions` (total order and output types). :func:`field_dimension_aggregate`
 chains them on a pandas frame, running the per-group step on all groups at once (the
-same vectorized core, over all groups' rows laid out group after group). Everything is
+same vectorized core, over all groups' rows laid out group after group). That core's
+three parts are public too, for a layer that lays out many groups itself (the Spark
+value-range plan, spark/field_dimension_ranges.py): :func:`window_candidates` (every
+window and emission point of rows laid out group after group), :func:`grouped_search`
+(the search it needs: a group's first row with value >= x) and
+:func:`window_durations` (a window's span, for RATE). Everything is
 O(rows + windows + emission candidates) numpy work plus sorts; the only loop that is
 not bounded by a constant is the pointer doubling of ``opening='none'`` (log2 of the
 largest group's size rounds).
@@ -91,17 +96,18 @@ import pandas as pd
 from pandas.api.types import (
     is_bool_dtype,
     is_datetime64_any_dtype,
-    is_float_dtype,
     is_integer_dtype,
     pandas_dtype,
 )
 
+from streamwindows.checks import ParameterChecks
 from streamwindows.errors import (
     InvalidParameterError,
     NullFieldError,
     OutOfOrderError,
     format_allowed,
 )
+from streamwindows.grouping import group_codes, stable_group_order, time_kind
 from streamwindows.range_aggregates import Aggregate, parse_aggregates
 
 __all__ = [
@@ -113,9 +119,12 @@ __all__ = [
     "field_coordinates",
     "field_dimension_aggregate",
     "group_windows",
+    "grouped_search",
     "order_emissions",
     "resolve_emissions",
     "validate_parameters",
+    "window_candidates",
+    "window_durations",
 ]
 
 FUNCTION = "field_dimension_aggregate"
@@ -190,18 +199,6 @@ class FieldDimensionParams:
         return self.group_by + OUTPUT_COLUMNS + tuple(a.name for a in self.aggregates)
 
 
-def _field_kind(dtype: Any) -> str | None:
-    if is_bool_dtype(dtype):
-        return None
-    if is_integer_dtype(dtype):
-        return "int"
-    if is_float_dtype(dtype):
-        return "float"
-    if is_datetime64_any_dtype(dtype):
-        return "timestamp"
-    return None
-
-
 def _is_timedelta(value: Any) -> bool:
     return isinstance(value, (datetime.timedelta, np.timedelta64))
 
@@ -243,14 +240,9 @@ def validate_parameters(
     :class:`InvalidParameterError` naming the parameter, the rule and the value.
     ``advance`` defaults to ``size`` when windows open on the advance grid.
     """
-    if model is not None and not isinstance(model, str):
-        raise InvalidParameterError(function, "model", "a string or None", model)
-
-    def fail(parameter: str, rule: str, value: Any, note: str = "") -> InvalidParameterError:
-        return InvalidParameterError(function, parameter, rule, value, note=note, model=model)
-
     dtypes = {name: pandas_dtype(dtype) for name, dtype in columns.items()}
-    available = f"(available: {', '.join(map(str, dtypes))})"
+    checks = ParameterChecks(function, model, dtypes)
+    fail = checks.fail
 
     if opening not in OPENINGS:
         raise fail("opening", f"one of {format_allowed(OPENINGS)}", opening)
@@ -258,34 +250,16 @@ def validate_parameters(
         raise fail(
             "optional_windows", f"one of {format_allowed(OPTIONAL_WINDOWS)}", optional_windows
         )
-    if not isinstance(field, str) or field not in dtypes:
-        raise fail("field", f"a column of the input {available}", field)
-    kind = _field_kind(dtypes[field])
+    checks.column("field", field)
+    kind = time_kind(dtypes[field])
     if kind is None:
         raise fail(
             "field", "an int, float or timestamp column", field, f" (dtype {dtypes[field]})"
         )
 
-    if isinstance(group_by, str):
-        group_by = (group_by,)
-    if not isinstance(group_by, Sequence):
-        raise fail("group_by", "a list of column names", group_by)
-    group_by = tuple(group_by)
-    for column in group_by:
-        if not isinstance(column, str) or column not in dtypes:
-            raise fail("group_by", f"columns of the input {available}", column)
-        if column in _RESERVED:
-            raise fail(
-                "group_by",
-                f"columns whose names are not reserved for the output ({', '.join(_RESERVED)})",
-                column,
-            )
-    if len(set(group_by)) != len(group_by):
-        raise fail("group_by", "a list of distinct columns", ", ".join(group_by))
-    if seq is not None and (not isinstance(seq, str) or seq not in dtypes):
-        raise fail("seq", f"a column of the input {available} or None", seq)
-    if not isinstance(drain, (bool, np.bool_)):
-        raise fail("drain", "True or False", drain)
+    group_by = checks.group_by(group_by, _RESERVED)
+    checks.column("seq", seq, optional=True)
+    checks.flag("drain", drain)
 
     def length(parameter: str, value: Any, *, positive: bool) -> int | float | None:
         if value is None:
@@ -616,7 +590,7 @@ def _chain(
     return np.flatnonzero(marked[:n])
 
 
-def _window_candidates(
+def window_candidates(
     u: np.ndarray,
     group_starts: np.ndarray,
     params: FieldDimensionParams,
@@ -838,13 +812,13 @@ def _candidate_columns(
     data["row_count"] = (hi - lo).astype(np.int64, copy=False)
     durations = None
     if any(a.needs_durations for a in params.aggregates):
-        durations = _window_durations(raw, params)
+        durations = window_durations(raw, params)
     for aggregate in params.aggregates:
         data[aggregate.name] = aggregate.compute(inputs, lo, hi, durations=durations)
     return data
 
 
-def _window_durations(raw: dict[str, Any], params: FieldDimensionParams) -> np.ndarray:
+def window_durations(raw: dict[str, Any], params: FieldDimensionParams) -> np.ndarray:
     """Each window's duration for RATE: ``window_end - window_start`` in seconds for a
     timestamp field, in the field's unit otherwise; NaN for windows without an end."""
     start = np.asarray(raw["window_start"], dtype=params.coordinate_dtype)
@@ -920,7 +894,7 @@ def group_windows(
     def search(x: np.ndarray, _: np.ndarray) -> np.ndarray:
         return np.searchsorted(u, x, side="left")
 
-    raw = _window_candidates(u, group_starts, params, search, horizon_c)
+    raw = window_candidates(u, group_starts, params, search, horizon_c)
     first = np.zeros(1 if n else 0, dtype=np.intp)
     group_values = {c: _take(_array(rows[c]), first) for c in params.group_by}
     inputs = {c: _array(rows[c]) for c in _input_columns(params)}
@@ -1038,7 +1012,7 @@ def _order(
 
     ``rows`` picks the emitted rows out of ``columns`` (all rows when None), so that
     every column is gathered once. ``presorted``: the rows come in (group's first
-    arrival, window start, point) order, as :func:`_window_candidates` makes them, so
+    arrival, window start, point) order, as :func:`window_candidates` makes them, so
     two sort keys are enough.
     """
 
@@ -1094,7 +1068,7 @@ def order_emissions(emissions: pd.DataFrame, params: FieldDimensionParams) -> pd
 # The whole pipeline on a pandas frame
 
 
-def _grouped_search(
+def grouped_search(
     u: np.ndarray, gid: np.ndarray, order: np.ndarray, u_arrival: np.ndarray, n_groups: int
 ) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     """``search(x, g)``: the first row of group g with value >= x, in rows grouped by
@@ -1120,33 +1094,6 @@ def _grouped_search(
         return sorted_search(keys, g * (n + 1) + sorted_search(u_arrival, x))
 
     return search_arrivals
-
-
-def _group_codes(frame: pd.DataFrame, group_by: tuple[str, ...]) -> tuple[np.ndarray, int]:
-    """Group number per row, numbered by first arrival (NULL keys are a group)."""
-    n = len(frame)
-    if not group_by or n == 0:
-        return np.zeros(n, dtype=np.int64), (1 if n else 0)
-    if len(group_by) == 1:
-        codes, uniques = pd.factorize(frame[group_by[0]], use_na_sentinel=False)
-        n_groups = len(uniques)
-    else:
-        grouped = frame.groupby(list(group_by), sort=False, dropna=False, observed=True)
-        codes = grouped.ngroup().to_numpy()
-        n_groups = int(codes.max()) + 1
-    codes = codes.astype(np.int64)
-    first = np.empty(n_groups, dtype=np.int64)
-    first[codes[::-1]] = np.arange(n - 1, -1, -1)  # the last write, the smallest row, wins
-    renumber = np.empty(n_groups, dtype=np.int64)
-    renumber[np.argsort(first, kind="stable")] = np.arange(n_groups)
-    return renumber[codes], n_groups
-
-
-def _stable_group_order(codes: np.ndarray, n_groups: int) -> np.ndarray:
-    # numpy's stable sort is a radix sort for 16-bit keys: O(n) for up to 65536 groups.
-    if n_groups <= np.iinfo(np.uint16).max + 1:
-        return np.argsort(codes.astype(np.uint16), kind="stable")
-    return np.argsort(codes, kind="stable")
 
 
 def field_dimension_aggregate(
@@ -1229,15 +1176,15 @@ def field_dimension_aggregate(
     )
     u_arrival = field_coordinates(frame[params.field], params)
     n = len(frame)
-    codes, n_groups = _group_codes(frame, group_by)
+    codes, n_groups = group_codes(frame, group_by)
     inputs = {c: _array(frame[c]) for c in _input_columns(params)}
     if n_groups > 1:
-        order = _stable_group_order(codes, n_groups)
+        order = stable_group_order(codes, n_groups)
         gid = codes[order]
         u = u_arrival[order]
         group_starts = np.searchsorted(gid, np.arange(n_groups + 1), side="left")
         inputs = {c: _take(a, order) for c, a in inputs.items()}
-        search = _grouped_search(u, gid, order, u_arrival, n_groups)
+        search = grouped_search(u, gid, order, u_arrival, n_groups)
         positions = order.astype(np.int64)
     else:
         u, positions = u_arrival, np.arange(n, dtype=np.int64)
@@ -1249,7 +1196,7 @@ def field_dimension_aggregate(
     first_rows = positions[group_starts[:-1]]
     group_values = {c: _take(_array(frame[c]), first_rows) for c in group_by}
     horizon = u_arrival[-1] if n else None
-    raw = _window_candidates(u, group_starts, params, search, horizon)
+    raw = window_candidates(u, group_starts, params, search, horizon)
     candidates = _candidate_columns(
         raw, group_values, inputs, positions, group_starts, params, group_numbers=True
     )

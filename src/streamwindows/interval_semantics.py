@@ -72,7 +72,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from streamwindows.errors import InvalidParameterError
+from streamwindows.checks import ParameterChecks
 from streamwindows.event_input import (
     check_columns,
     from_coordinates,
@@ -355,30 +355,20 @@ def _validate(
         frame, function=FUNCTION, model=model, group_by=group_by, arrival=arrival, reserved=INTERVAL_COLUMNS
     )
 
-    def fail(parameter: str, rule: str, value: Any, note: str = "") -> InvalidParameterError:
-        return InvalidParameterError(FUNCTION, parameter, rule, value, note=note, model=model)
-
-    available = f"(available: {', '.join(map(str, frame.columns))})"
-    if not isinstance(start, str) or start not in frame.columns:
-        raise fail("start", f"a column of the input {available}", start)
+    checks = ParameterChecks(FUNCTION, model, frame.columns)
+    fail = checks.fail
+    checks.column("start", start)
     kind = time_kind(frame[start].dtype)
     if kind is None:
         raise fail("start", "an integer, float or timestamp column", start, f" (dtype {frame[start].dtype})")
-    if not isinstance(end, str) or end not in frame.columns:
-        raise fail("end", f"a column of the input {available}", end)
+    checks.column("end", end)
     if end == start or time_kind(frame[end].dtype) != kind:
         raise fail("end", f"a column other than `start` of the same kind ({kind})", end,
                    f" (dtype {frame[end].dtype})")
-    for name, value in (("drain", drain), ("latency_optimized", latency_optimized)):
-        if not isinstance(value, (bool, np.bool_)):
-            raise fail(name, "True or False", value)
+    checks.flag("drain", drain)
+    checks.flag("latency_optimized", latency_optimized)
+    checks.count("dump_at_value_count", dump_at_value_count, "an integer >= 1 or None", optional=True)
     if dump_at_value_count is not None:
-        if (
-            isinstance(dump_at_value_count, (bool, np.bool_))
-            or not isinstance(dump_at_value_count, (int, np.integer))
-            or dump_at_value_count < 1
-        ):
-            raise fail("dump_at_value_count", "an integer >= 1 or None", dump_at_value_count)
         if latency_optimized:
             raise fail(
                 "dump_at_value_count", "None when latency_optimized=True (every element emits already)",

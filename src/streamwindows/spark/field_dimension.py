@@ -51,37 +51,12 @@ from streamwindows.field_dimension import (
     group_windows,
     validate_parameters,
 )
+from streamwindows.spark.columns import PANDAS_TYPES, SEQ, VALUE, aggregate_spark_type, plain, quote
 from streamwindows.spark.field_dimension_ranges import DISTINCT_VALUES_LIMIT  # one limit for both plans
 from streamwindows.spark.incremental import require_time_partition, time_partitioner
 
 SPARK_FUNCTION = "field_dimension_aggregate_spark"
-_SEQ, _VALUE, _PART, _CID = "__seq__", "__value__", "__part__", "__candidate__"
-
-# Spark simple type names -> the pandas dtype applyInPandas hands the engine.
-_PANDAS_TYPES = {
-    "tinyint": "int8", "smallint": "int16", "int": "int32", "bigint": "int64",
-    "float": "float32", "double": "float64", "boolean": "bool", "string": "object",
-    "timestamp": "datetime64[ns]", "timestamp_ntz": "datetime64[ns]", "date": "object",
-}
-
-
-def _spark_type_for(dtype: Any) -> str:
-    """Spark DDL type of a pandas result dtype."""
-    kind = pd.api.types.pandas_dtype(dtype)
-    if pd.api.types.is_bool_dtype(kind):
-        return "boolean"
-    if pd.api.types.is_integer_dtype(kind):
-        return {1: "tinyint", 2: "smallint", 4: "int"}.get(kind.itemsize, "bigint")
-    if pd.api.types.is_float_dtype(kind):
-        return "float" if kind.itemsize == 4 else "double"
-    if pd.api.types.is_datetime64_any_dtype(kind):
-        return "timestamp"
-    return "string"
-
-
-def _quote(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
-
+_PART, _CID = "__part__", "__candidate__"
 
 @dataclass(frozen=True)
 class _Prepared:
@@ -103,8 +78,8 @@ class _Prepared:
         """(seq, coordinate, group columns) of the input."""
         from pyspark.sql import functions as F
 
-        return self.df.select(F.col(_quote(self.params.seq)).alias(_SEQ), self.value.alias(_VALUE),
-                            *[F.col(_quote(g)) for g in self.params.group_by])
+        return self.df.select(F.col(quote(self.params.seq)).alias(SEQ), self.value.alias(VALUE),
+                            *[F.col(quote(g)) for g in self.params.group_by])
 
     def empty(self):
         return self.spark.createDataFrame([], _output_schema(self.params, self.schema, self.coordinate_type))
@@ -124,19 +99,19 @@ def _prepare(df, *, seq: Any, model: str | None, partitions: int | None, **optio
     schema = {f.name: f.dataType.simpleString() for f in df.schema.fields}
     decimals = [name for name, kind in schema.items() if kind.startswith("decimal")]
     if decimals:  # applyInPandas would hand the engine Python Decimal objects
-        df = df.select(*[F.col(_quote(c)).cast("double").alias(c) if c in decimals else F.col(_quote(c))
+        df = df.select(*[F.col(quote(c)).cast("double").alias(c) if c in decimals else F.col(quote(c))
                          for c in df.columns])
         schema = {f.name: f.dataType.simpleString() for f in df.schema.fields}
-    columns = {name: _PANDAS_TYPES.get(kind, "object") for name, kind in schema.items()}
+    columns = {name: PANDAS_TYPES.get(kind, "object") for name, kind in schema.items()}
     params = validate_parameters(columns, seq=seq, model=model, function=SPARK_FUNCTION, **options)
     spark = df.sparkSession
     ship_package(spark)
     n_parts = int(partitions or spark.conf.get("spark.sql.shuffle.partitions"))
     coordinate_type = "bigint" if params.exact else "double"
     if params.field_kind == "timestamp":
-        value = F.expr(f"unix_micros({_quote(params.field)}) * 1000")
+        value = F.expr(f"unix_micros({quote(params.field)}) * 1000")
     else:
-        value = F.col(_quote(params.field)).cast(coordinate_type)
+        value = F.col(quote(params.field)).cast(coordinate_type)
     return _Prepared(df, schema, params, value, coordinate_type, n_parts)
 
 
@@ -146,13 +121,12 @@ def _by_value_ranges(prepared: _Prepared, frame=None, **incremental: Any):
     from streamwindows.spark import field_dimension_ranges
 
     p = prepared
-    input_types = {name: _PANDAS_TYPES.get(kind, "object") for name, kind in p.schema.items()}
     return field_dimension_ranges.grid_windows_by_value_ranges(
         p.df if frame is None else frame, p.params, p.schema, value=p.value, seq_column=p.params.seq,
         coordinate_type=p.coordinate_type, n_parts=p.n_parts,
         check_arrival_order=lambda checked: _check_arrival_order(checked, p.params, p.n_parts),
         public_output=lambda numbered: _public_output(numbered, p.params, p.schema),
-        aggregate_types={a.name: _spark_type_for(a.result_dtype(input_types)) for a in p.params.aggregates},
+        aggregate_types={a.name: aggregate_spark_type(a, p.schema) for a in p.params.aggregates},
         empty=p.empty, **incremental,
     )
 
@@ -315,14 +289,14 @@ def field_dimension_incremental_spark(
     cut = closed_until - 2 * params.size
 
     stream = prepared.stream()
-    below = F.col(_VALUE) <= F.lit(cut).cast(prepared.coordinate_type)
-    per_group = stream.groupBy(*[F.col(_quote(g)) for g in params.group_by]).agg(
-        F.min(_SEQ).alias(GROUP_FIRST),
-        F.max(F.when(below, F.col(_SEQ))).alias("last_below"),
-        F.min(F.when(~below, F.col(_SEQ))).alias("first_above"),
+    below = F.col(VALUE) <= F.lit(cut).cast(prepared.coordinate_type)
+    per_group = stream.groupBy(*[F.col(quote(g)) for g in params.group_by]).agg(
+        F.min(SEQ).alias(GROUP_FIRST),
+        F.max(F.when(below, F.col(SEQ))).alias("last_below"),
+        F.min(F.when(~below, F.col(SEQ))).alias("first_above"),
         # A NULL value or seq is neither below nor above the cut: the read below would
         # drop it unseen, so the run fails on it as a full build does.
-        F.max((F.col(_VALUE).isNull() | F.col(_SEQ).isNull()).cast("int")).alias("has_null"),
+        F.max((F.col(VALUE).isNull() | F.col(SEQ).isNull()).cast("int")).alias("has_null"),
     ).cache()
     try:
         bounds = per_group.agg(F.max("last_below").alias("below"), F.min("first_above").alias("above"),
@@ -334,7 +308,7 @@ def field_dimension_incremental_spark(
         if bounds["above"] is None:  # no row reaches past the cut: nothing can close (or stay open)
             return with_partition(prepared.empty())
         reading = prepared.df.where(prepared.value > F.lit(cut).cast(prepared.coordinate_type))
-        group_firsts = per_group.select(*[F.col(_quote(g)) for g in params.group_by], GROUP_FIRST)
+        group_firsts = per_group.select(*[F.col(quote(g)) for g in params.group_by], GROUP_FIRST)
         result = _by_value_ranges(prepared, reading, group_firsts=group_firsts if params.group_by else None,
                                   starts_after=closed_until - params.size, first_emit_seq=last_emit_seq + 1)
     finally:
@@ -375,29 +349,29 @@ def _check_arrival_order(stream, params: FieldDimensionParams, n_parts: int) -> 
         if not batches:  # an empty range partition
             return
         chunk = pd.concat(batches, ignore_index=True)
-        seqs, values = chunk[_SEQ], chunk[_VALUE]
+        seqs, values = chunk[SEQ], chunk[VALUE]
 
         def group(i: int) -> str:
-            return json.dumps({g: _plain(chunk[g].iloc[i]) for g in group_cols})
+            return json.dumps({g: plain(chunk[g].iloc[i]) for g in group_cols})
 
         row = dict.fromkeys(summary_columns)  # NULL unless set; scalars as plain Python values
         row.update({
             "n": len(chunk),
-            "first_seq": _plain(seqs.iloc[0]), "first_value": _plain(values.iloc[0]), "first_group": group(0),
-            "last_seq": _plain(seqs.iloc[-1]), "last_value": _plain(values.iloc[-1]), "last_group": group(-1),
+            "first_seq": plain(seqs.iloc[0]), "first_value": plain(values.iloc[0]), "first_group": group(0),
+            "last_seq": plain(seqs.iloc[-1]), "last_value": plain(values.iloc[-1]), "last_group": group(-1),
         })
         bad = _first_violation(seqs, values)
         if bad is not None:
             kind, i = bad
             row.update({
-                "bad_kind": kind, "bad_index": i, "bad_seq": _plain(seqs.iloc[i]),
-                "bad_value": _plain(values.iloc[i]), "bad_group": group(i),
-                "bad_previous": _plain(values.iloc[i - 1]) if i > 0 else None,
+                "bad_kind": kind, "bad_index": i, "bad_seq": plain(seqs.iloc[i]),
+                "bad_value": plain(values.iloc[i]), "bad_group": group(i),
+                "bad_previous": plain(values.iloc[i - 1]) if i > 0 else None,
                 "bad_previous_group": group(i - 1) if i > 0 else None,
             })
         yield pd.DataFrame([row], columns=summary_columns, dtype=object)
 
-    parted = stream.repartitionByRange(n_parts, _SEQ).sortWithinPartitions(_SEQ)
+    parted = stream.repartitionByRange(n_parts, SEQ).sortWithinPartitions(SEQ)
     summaries = [r.asDict() for r in parted.mapInPandas(summarize, summary_schema).collect()]
     # NULL seqs sort first (and are reported); otherwise partitions follow seq.
     summaries.sort(key=lambda r: (r["first_seq"] is not None, r["first_seq"] or 0))
@@ -426,14 +400,6 @@ def _check_arrival_order(stream, params: FieldDimensionParams, n_parts: int) -> 
         "last_value": np.array([s["last_value"] for s in summaries], dtype=params.coordinate_dtype),
         "max_value": summaries[-1]["last_value"] if summaries else None,
     }
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, pd.Timestamp):
-        return str(value)
-    return None if value is None or (isinstance(value, float) and np.isnan(value)) else value
 
 
 def _first_violation(seqs: pd.Series, values: pd.Series) -> tuple[str, int] | None:
@@ -483,14 +449,13 @@ def _raise(params: FieldDimensionParams, s: dict, offset: int) -> None:
 
 
 def _candidate_schema(params: FieldDimensionParams, schema: dict[str, str], coordinate_type: str) -> str:
-    input_types = {name: _PANDAS_TYPES.get(kind, "object") for name, kind in schema.items()}
-    fields = [f"{_quote(g)} {schema[g]}" for g in params.group_by]
+    fields = [f"{quote(g)} {schema[g]}" for g in params.group_by]
     fields += [
         f"window_start {coordinate_type}", f"window_end {coordinate_type}", "emit_kind string",
         f"emit_threshold {coordinate_type}", "opened_after_position bigint", "group_first_position bigint",
         "row_count bigint",
     ]
-    fields += [f"{_quote(a.name)} {_spark_type_for(a.result_dtype(input_types))}" for a in params.aggregates]
+    fields += [f"{quote(a.name)} {aggregate_spark_type(a, schema)}" for a in params.aggregates]
     return ", ".join(fields)
 
 
@@ -511,8 +476,8 @@ def _group_candidates(df, params: FieldDimensionParams, schema, bounds, coordina
         result = group_windows(group, params, position_column=ARRIVAL_POSITION, horizon=horizon)
         return result[out_columns]
 
-    selected = df.select(*[F.col(_quote(c)) for c in keep])
-    grouped = selected.groupBy(*[F.col(_quote(g)) for g in params.group_by])
+    selected = df.select(*[F.col(quote(c)) for c in keep])
+    grouped = selected.groupBy(*[F.col(quote(g)) for g in params.group_by])
     return grouped.applyInPandas(windows, schema=_candidate_schema(params, schema, coordinate_type))
 
 
@@ -554,13 +519,13 @@ def _resolve_closes_by_distinct_values(stream, candidates, coordinate_type: str)
     from pyspark.sql import functions as F
 
     spark = stream.sparkSession
-    first_arrivals = (stream.groupBy(_VALUE).agg(F.min(_SEQ).alias(_SEQ))
+    first_arrivals = (stream.groupBy(VALUE).agg(F.min(SEQ).alias(SEQ))
                       .limit(DISTINCT_VALUES_LIMIT + 1).toPandas())
     if len(first_arrivals) > DISTINCT_VALUES_LIMIT:
         return None
-    first_arrivals = first_arrivals.sort_values(_VALUE)
+    first_arrivals = first_arrivals.sort_values(VALUE)
     table = spark.sparkContext.broadcast(
-        (first_arrivals[_VALUE].to_numpy(), first_arrivals[_SEQ].to_numpy(np.int64)))
+        (first_arrivals[VALUE].to_numpy(), first_arrivals[SEQ].to_numpy(np.int64)))
 
     @F.pandas_udf(f"position bigint, value {coordinate_type}")
     def first_reaching(threshold: pd.Series, has_threshold: pd.Series) -> pd.DataFrame:
@@ -627,7 +592,7 @@ def _resolve_by_stream_partitions(stream, candidates, bounds, coordinate_type: s
     }).drop(_PART)
 
     needs_data = located.where((F.col(_PART) >= 0) & (F.col(_PART) < n_parts))
-    tuples = stream.select(_SEQ, _VALUE).withColumn(_PART, part_of_seq(F.col(_SEQ)))
+    tuples = stream.select(SEQ, VALUE).withColumn(_PART, part_of_seq(F.col(SEQ)))
     from pyspark.sql.types import DoubleType, LongType, StructField, StructType
 
     out_schema = StructType([  # a new StructType: .add() would mutate the DataFrame's cached schema
@@ -640,9 +605,9 @@ def _resolve_by_stream_partitions(stream, candidates, bounds, coordinate_type: s
         if len(lookups) == 0:
             return lookups.assign(emitted_position=pd.Series(dtype="int64"),
                                   emitted_at=pd.Series(dtype="float64"))
-        chunk = chunk.sort_values(_SEQ)
-        seqs = chunk[_SEQ].to_numpy(np.int64)
-        values = chunk[_VALUE].to_numpy()
+        chunk = chunk.sort_values(SEQ)
+        seqs = chunk[SEQ].to_numpy(np.int64)
+        values = chunk[VALUE].to_numpy()
         x = lookups["emit_threshold"].to_numpy(dtype=values.dtype)
         by_value = np.searchsorted(values, x, side="left")
         by_seq = np.searchsorted(seqs, lookups["opened_after_position"].to_numpy(np.int64), side="right")
@@ -664,11 +629,10 @@ def _output_schema(params: FieldDimensionParams, schema: dict[str, str], coordin
     bound_type = "timestamp" if params.field_kind == "timestamp" else (
         "bigint" if params.integer_bounds else "double")
     at_type = "timestamp" if params.field_kind == "timestamp" else schema[params.field]
-    input_types = {name: _PANDAS_TYPES.get(kind, "object") for name, kind in schema.items()}
-    fields = [f"{_quote(g)} {schema[g]}" for g in params.group_by]
+    fields = [f"{quote(g)} {schema[g]}" for g in params.group_by]
     fields += [f"window_start {bound_type}", f"window_end {bound_type}", "emit_kind string",
                f"emitted_at {at_type}", "emit_seq bigint", "row_count bigint"]
-    fields += [f"{_quote(a.name)} {_spark_type_for(a.result_dtype(input_types))}" for a in params.aggregates]
+    fields += [f"{quote(a.name)} {aggregate_spark_type(a, schema)}" for a in params.aggregates]
     return ", ".join(fields)
 
 
@@ -712,12 +676,12 @@ def _public_output(numbered, params: FieldDimensionParams, schema: dict[str, str
     emitted_at = (bound("emitted_at") if params.field_kind == "timestamp"
                   else F.col("emitted_at").cast(schema[params.field]))
     return numbered.select(
-        *[F.col(_quote(g)) for g in params.group_by],
+        *[F.col(quote(g)) for g in params.group_by],
         bound("window_start").alias("window_start"),
         bound("window_end").alias("window_end"),
         F.col("emit_kind"),
         emitted_at.alias("emitted_at"),
         F.col("emit_seq"),
         F.col("row_count"),
-        *[F.col(_quote(a.name)) for a in params.aggregates],
+        *[F.col(quote(a.name)) for a in params.aggregates],
     )

@@ -38,11 +38,12 @@ import pandas as pd
 
 from streamwindows.field_dimension import (
     FieldDimensionParams,
-    _grouped_search,
-    _window_candidates,
-    _window_durations,
+    grouped_search,
+    window_candidates,
+    window_durations,
 )
 from streamwindows.spark import field_dimension_tumbling
+from streamwindows.spark.columns import SEQ, VALUE, quote
 from streamwindows.spark.session import session_setting
 
 ROWS_PER_TASK = 1_000_000
@@ -86,26 +87,25 @@ def grid_windows_by_value_ranges(df, params: FieldDimensionParams, schema: dict[
     from pyspark.sql import functions as F
     from pyspark.sql.types import LongType, StructField, StructType
 
-    from streamwindows.spark.field_dimension import _SEQ, _VALUE, _quote
 
     spark = df.sparkSession
     group_cols = list(params.group_by)
     inputs = list(dict.fromkeys(c for a in params.aggregates for c in a.columns))
     input_alias = {c: f"__input_{i}__" for i, c in enumerate(inputs)}
-    stream = df.select(F.col(_quote(seq_column)).alias(_SEQ), value.alias(_VALUE),
-                       *[F.col(_quote(g)) for g in group_cols],
-                       *[F.col(_quote(c)).alias(a) for c, a in input_alias.items()])
+    stream = df.select(F.col(quote(seq_column)).alias(SEQ), value.alias(VALUE),
+                       *[F.col(quote(g)) for g in group_cols],
+                       *[F.col(quote(c)).alias(a) for c, a in input_alias.items()])
 
     # 1. Distinct values (arrival order, the emitting values) and each group's first
     #    arrival (the order of windows that start together): two aggregations, one job.
     stats, firsts = _values_and_group_firsts(stream, group_cols, group_firsts)
     if stats is None:
         return None
-    values_column = stats[_VALUE].to_numpy(dtype=np.float64, na_value=np.nan)
+    values_column = stats[VALUE].to_numpy(dtype=np.float64, na_value=np.nan)
     if not np.isfinite(values_column).all() or (stats["rows"] != stats["seqs"]).any():
         check_arrival_order(stream)  # a NULL field value or seq: raises, naming the row
         raise AssertionError("the arrival-order check passed on a NULL value")
-    stats = stats.sort_values(_VALUE, ignore_index=True)
+    stats = stats.sort_values(VALUE, ignore_index=True)
     first_seq = stats["first_seq"].to_numpy(np.int64)
     last_seq = stats["last_seq"].to_numpy(np.int64)
     # Ordered iff each value's arrivals all come before the next value's (ties within
@@ -116,7 +116,7 @@ def grid_windows_by_value_ranges(df, params: FieldDimensionParams, schema: dict[
     n = int(stats["rows"].sum())
     if n == 0:
         return empty()
-    values = stats[_VALUE].to_numpy(dtype=params.coordinate_dtype)
+    values = stats[VALUE].to_numpy(dtype=params.coordinate_dtype)
 
     # 2. Groups, ranked by first arrival.
     if group_cols:
@@ -128,8 +128,8 @@ def grid_windows_by_value_ranges(df, params: FieldDimensionParams, schema: dict[
         groups = spark.createDataFrame([(*[r[g] for g in group_cols], i) for i, r in enumerate(ranked)],
                                        group_schema)
         key = [f"__group_{i}__" for i in range(len(group_cols))]
-        keyed = groups.select(*[F.col(_quote(g)).alias(k) for g, k in zip(group_cols, key, strict=True)], _GRANK)
-        condition = [stream[_quote(g)].eqNullSafe(keyed[k]) for g, k in zip(group_cols, key, strict=True)]
+        keyed = groups.select(*[F.col(quote(g)).alias(k) for g, k in zip(group_cols, key, strict=True)], _GRANK)
+        condition = [stream[quote(g)].eqNullSafe(keyed[k]) for g, k in zip(group_cols, key, strict=True)]
         ranked_stream = stream.join(F.broadcast(keyed), condition).drop(*key, *group_cols)
         n_groups = len(ranked)
     else:
@@ -140,11 +140,11 @@ def grid_windows_by_value_ranges(df, params: FieldDimensionParams, schema: dict[
         # Tumbling: one SQL aggregation (field_dimension_tumbling). It has no task to meet
         # a repeated seq within one value; seqs that are contiguous there are unique.
         if (last_seq - first_seq + 1 != stats["rows"].to_numpy(np.int64)).any() and not (
-                stream.groupBy(_SEQ).count().where(F.col("count") > 1).isEmpty()):
+                stream.groupBy(SEQ).count().where(F.col("count") > 1).isEmpty()):
             check_arrival_order(stream)
             raise AssertionError("the arrival-order check passed on a repeated seq")
         windows = field_dimension_tumbling.tumbling_windows(
-            ranked_stream, params, values=values, n_groups=n_groups, seq=_SEQ, value=_VALUE, group_rank=_GRANK,
+            ranked_stream, params, values=values, n_groups=n_groups, seq=SEQ, value=VALUE, group_rank=_GRANK,
             input_alias=input_alias, aggregate_types=aggregate_types, coordinate_type=coordinate_type,
             starts_after=starts_after, first_emit_seq=first_emit_seq)
         if windows is not None:
@@ -172,7 +172,7 @@ def grid_windows_by_value_ranges(df, params: FieldDimensionParams, schema: dict[
         return pick(0, tasks - 1)
 
     routed = ranked_stream.withColumn(_TASK, F.explode(F.sequence(
-        task_of(F.col(_VALUE) - F.lit(margin)), task_of(F.col(_VALUE) + F.lit(margin)))))
+        task_of(F.col(VALUE) - F.lit(margin)), task_of(F.col(VALUE) + F.lit(margin)))))
 
     # 4. Each task: the engine's core on its rows, the windows starting in its range.
     table = spark.sparkContext.broadcast(values)
@@ -182,7 +182,7 @@ def grid_windows_by_value_ranges(df, params: FieldDimensionParams, schema: dict[
     aggregate_names = [a.name for a in params.aggregates if a.name not in row_counts]
     out_fields = [f"{_NUMBER} bigint", f"{_GRANK} bigint", f"window_start {coordinate_type}",
                   *([f"{_KIND} boolean"] if params.drain else []), f"emitted_at {coordinate_type}", "row_count bigint",
-                  *[f"{_quote(name)} {aggregate_types[name]}" for name in aggregate_names]]
+                  *[f"{quote(name)} {aggregate_types[name]}" for name in aggregate_names]]
     out_names = [f.split()[0].strip("`").replace("``", "`") for f in out_fields]
 
     def run_tasks(batches):  # no type hints: mapInPandas would try to infer its kind from them
@@ -246,22 +246,21 @@ def _values_and_group_firsts(stream, group_cols: list[str], group_firsts):
     """
     from pyspark.sql import functions as F
 
-    from streamwindows.spark.field_dimension import _SEQ, _VALUE, _quote
 
     part = "__part__"
-    statistics = {"first_seq": F.min(_SEQ), "last_seq": F.max(_SEQ), "rows": F.count(F.lit(1)),
-                  "seqs": F.count(_SEQ)}
+    statistics = {"first_seq": F.min(SEQ), "last_seq": F.max(SEQ), "rows": F.count(F.lit(1)),
+                  "seqs": F.count(SEQ)}
     internal = {name: f"__{name}__" for name in statistics}  # apart from the group columns' names
-    result = (stream.groupBy(_VALUE).agg(*[f.alias(internal[name]) for name, f in statistics.items()])
+    result = (stream.groupBy(VALUE).agg(*[f.alias(internal[name]) for name, f in statistics.items()])
               .limit(DISTINCT_VALUES_LIMIT + 1).withColumn(part, F.lit(0)))
     computed = bool(group_cols) and group_firsts is None
     if computed:
         result = result.unionByName(
-            stream.groupBy(*[F.col(_quote(g)) for g in group_cols]).agg(F.min(_SEQ).alias(GROUP_FIRST))
+            stream.groupBy(*[F.col(quote(g)) for g in group_cols]).agg(F.min(SEQ).alias(GROUP_FIRST))
             .withColumn(part, F.lit(1)), allowMissingColumns=True)
     table = result.toArrow()
     kinds = table.column(part).to_numpy()
-    stats = (table.filter(kinds == 0).select([_VALUE, *internal.values()]).to_pandas()
+    stats = (table.filter(kinds == 0).select([VALUE, *internal.values()]).to_pandas()
              .rename(columns={v: k for k, v in internal.items()}))
     if len(stats) > DISTINCT_VALUES_LIMIT:
         return None, None
@@ -307,15 +306,14 @@ def _task_windows(rows: pd.DataFrame, number: int, low: Any, high: Any, after: A
                   params: FieldDimensionParams, input_alias: dict[str, str], out_names: list[str]) -> pd.DataFrame:
     """The windows starting in [low, high) and after ``after`` (None: unbounded), numbered in emission
     order; or one row numbered _REPEATED_SEQ when two rows share a seq."""
-    from streamwindows.spark.field_dimension import _SEQ, _VALUE
 
-    seq = rows[_SEQ].to_numpy(np.int64)
+    seq = rows[SEQ].to_numpy(np.int64)
     arrival = np.argsort(seq, kind="stable")
     if (seq[arrival][1:] == seq[arrival][:-1]).any():
         flag = {name: pd.Series([None], dtype=object) for name in out_names}
         flag[_NUMBER] = [_REPEATED_SEQ]
         return pd.DataFrame(flag)
-    v = rows[_VALUE].to_numpy(params.coordinate_dtype)
+    v = rows[VALUE].to_numpy(params.coordinate_dtype)
     rank = rows[_GRANK].to_numpy(np.int64)
     # Group after group, each in arrival order: a stable sort of the arrival order by
     # group rank (a linear radix sort when the ranks fit 16 bits).
@@ -330,8 +328,8 @@ def _task_windows(rows: pd.DataFrame, number: int, low: Any, high: Any, after: A
     gid = (np.cumsum(present) - 1)[rank[grouped]]
     group_starts = np.searchsorted(gid, np.arange(len(group_ranks) + 1))
     u = v[grouped]
-    search = _grouped_search(u, gid, arrival_index[grouped], v[arrival], len(group_ranks))
-    raw = _window_candidates(u, group_starts, params, search, None)
+    search = grouped_search(u, gid, arrival_index[grouped], v[arrival], len(group_ranks))
+    raw = window_candidates(u, group_starts, params, search, None)
 
     start = raw["window_start"]
     mine = np.ones(len(start), dtype=bool)
@@ -365,7 +363,7 @@ def _task_windows(rows: pd.DataFrame, number: int, low: Any, high: Any, after: A
     inputs = {c: rows[alias].array.take(grouped) for c, alias in input_alias.items()}
     durations = None
     if any(a.needs_durations for a in params.aggregates):
-        durations = _window_durations({"window_start": start[keep], "window_end": raw["window_end"][keep]}, params)
+        durations = window_durations({"window_start": start[keep], "window_end": raw["window_end"][keep]}, params)
     for aggregate in params.aggregates:
         if aggregate.name in out_names:
             data[aggregate.name] = aggregate.compute(inputs, lo, hi, durations=durations)

@@ -57,6 +57,7 @@ from streamwindows.interval_semantics import (
     interval_aggregate,
     interval_pieces,
 )
+from streamwindows.spark.columns import plain
 from streamwindows.spark.field_dimension_ranges import DISTINCT_VALUES_LIMIT
 from streamwindows.spark.incremental import (
     group_on_driver,
@@ -190,7 +191,6 @@ def check_stream_order(df, *, start: str, arrival: str, group_by: Sequence[str],
     number of rows."""
     from pyspark.sql import functions as F
 
-    from streamwindows.spark.field_dimension import _plain
 
     groups = list(group_by)
     spark_type = df.schema[start].dataType.simpleString()
@@ -213,18 +213,18 @@ def check_stream_order(df, *, start: str, arrival: str, group_by: Sequence[str],
         arrivals, starts = chunk[_P], chunk[_S]
 
         def group(i: int) -> str:
-            return json.dumps({g: _plain(chunk[g].iloc[i]) for g in groups})
+            return json.dumps({g: plain(chunk[g].iloc[i]) for g in groups})
 
         row: dict[str, Any] = dict.fromkeys(names)
         row.update(n=len(chunk), nulls=int(arrivals.isna().sum() + starts.isna().sum()),
-                   first_arrival=_plain(arrivals.iloc[0]), first_start=_plain(starts.iloc[0]), first_group=group(0),
-                   last_start=_plain(starts.iloc[-1]), last_group=group(-1))
+                   first_arrival=plain(arrivals.iloc[0]), first_start=plain(starts.iloc[0]), first_group=group(0),
+                   last_start=plain(starts.iloc[-1]), last_group=group(-1))
         values = starts.to_numpy()
         back = np.flatnonzero(values[1:] < values[:-1])  # NULLs compare False: counted above
         if len(back):
             i = int(back[0]) + 1
-            row.update(bad_index=i, bad_arrival=_plain(arrivals.iloc[i]), bad_start=_plain(starts.iloc[i]),
-                       bad_group=group(i), bad_previous=_plain(starts.iloc[i - 1]), bad_previous_group=group(i - 1))
+            row.update(bad_index=i, bad_arrival=plain(arrivals.iloc[i]), bad_start=plain(starts.iloc[i]),
+                       bad_group=group(i), bad_previous=plain(starts.iloc[i - 1]), bad_previous_group=group(i - 1))
         yield pd.DataFrame([row], columns=names, dtype=object)
 
     parts = int(df.sparkSession.conf.get("spark.sql.shuffle.partitions"))

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from streamwindows.spark.field_dimension import _PANDAS_TYPES, _quote, _spark_type_for
+from streamwindows.spark.columns import PANDAS_TYPES, list_aggregate_types, quote, spark_type_for
 
 # The engines' emit_seq orders rows across the groups of one call, which are not all
 # the groups, so it is left out here.
@@ -47,14 +47,16 @@ def apply_per_group(
     """``engine(frame, **options)`` for every group of ``df``. Output columns in
     ``time_columns`` take the Spark type of the input column ``time_source``; columns in
     ``declared_types`` the type given; group columns keep theirs; the rest follow the
-    pandas dtype the engine gives on an empty input. ``order_by`` orders each group's
+    pandas dtype the engine gives on an empty input, but for the list aggregates (nest,
+    distinctnest: arrays of the input column's type). ``order_by`` orders each group's
     rows before the engine sees them (the engines break arrival ties by row order).
     ``integer_inputs`` (times, arrival) keep an integer dtype when they hold a NULL
     (see :func:`restore_integers`)."""
     from streamwindows.spark.shipping import ship_package
 
-    declared = dict(declared_types or {})
     probe = engine(empty_frame(df), **options)  # validates; raises before any Spark job
+    input_schema = {f.name: f.dataType.simpleString() for f in df.schema.fields}
+    declared = {**list_aggregate_types(options.get("aggregates"), input_schema, "aggregates"), **(declared_types or {})}
     names = [c for c in probe.columns if c not in PER_CALL_ONLY]
     fields = []
     for column in names:
@@ -65,8 +67,8 @@ def apply_per_group(
         elif column in time_columns:
             spark_type = df.schema[time_source].dataType.simpleString()
         else:
-            spark_type = _spark_type_for(probe[column].dtype)
-        fields.append(f"{_quote(column)} {spark_type}")
+            spark_type = spark_type_for(probe[column].dtype)
+        fields.append(f"{quote(column)} {spark_type}")
 
     group_by = list(group_by)
     integers = integral_columns(df, integer_inputs)
@@ -100,7 +102,7 @@ def apply_per_group(
 def empty_frame(df) -> pd.DataFrame:
     """An empty pandas frame with the columns of the Spark DataFrame ``df`` and the dtypes
     applyInPandas would give them: run an engine on it to check parameters (no Spark job)."""
-    return pd.DataFrame({f.name: pd.Series(dtype=_PANDAS_TYPES.get(f.dataType.simpleString(), "object"))
+    return pd.DataFrame({f.name: pd.Series(dtype=PANDAS_TYPES.get(f.dataType.simpleString(), "object"))
                          for f in df.schema.fields})
 
 
