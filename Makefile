@@ -46,10 +46,14 @@ run: setup
 test: setup
 	$(BIN)/python -m pytest
 
-# The inner loop: the engine, the benchmark report and the pictures, no Spark build
-# (make test stays the whole suite, and is what CI runs).
+# The inner loop, without the whole project's build: the engine, its Spark layer, the
+# macros' SQL against their references on Spark (over temporary views), the benchmark
+# report and the pictures (make test stays the whole suite, and is what CI runs).
+FAST_TESTS := tests/engine tests/engine_spark tests/macros/test_window_macros_vs_reference.py \
+	tests/macros/test_fenl_macros_vs_reference.py tests/macros/test_count_window_macro.py \
+	tests/bench tests/docs/test_pictures.py
 test-fast: setup
-	$(BIN)/python -m pytest tests/engine tests/bench tests/docs/test_pictures.py
+	$(BIN)/python -m pytest $(FAST_TESTS)
 
 # A model's first rows, after `make run`: make show MODEL=weather_minmax_24h [LIMIT=50]
 show: setup

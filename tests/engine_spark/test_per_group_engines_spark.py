@@ -177,3 +177,48 @@ def test_invalid_parameter_fails_on_the_driver(spark):
     frame = spark.createDataFrame(pd.DataFrame({"seq": [1], "g": ["a"], "t0": [0], "t1": [1], "v": [1.0]}), SCHEMA)
     with pytest.raises(InvalidParameterError, match="`n` must be an integer >= 1"):
         count_window_aggregate_spark(frame, time="t0", n=0, aggregates={"k": "count(*)"})
+
+
+LIST_AGGREGATES = {"values": "nest(v)", "distinct_values": "distinctnest(v)"}
+
+
+def lists_frame() -> pd.DataFrame:
+    return pd.DataFrame({"seq": [1, 2, 3], "g": ["a", "a", "a"], "t0": [0, 0, 1], "t1": [2, 2, 3],
+                         "v": [1.5, 1.5, None]})
+
+
+def _as_lists(frame: pd.DataFrame) -> list[tuple]:
+    """The list columns as plain Python lists, NaN as None (Spark gives arrays, the
+    pandas engine lists or numpy arrays)."""
+    def plain(values):
+        return None if values is None else [None if pd.isna(v) else float(v) for v in values]
+
+    return [tuple(plain(v) for v in row) for row in frame[list(LIST_AGGREGATES)].itertuples(index=False)]
+
+
+@pytest.mark.parametrize("engine", ["count window", "interval semantics", "field dimension"])
+def test_nest_and_distinctnest_come_out_as_arrays_of_the_input_type(spark, engine):
+    """nest and distinctnest through the Spark layer: an array<double> column (the input's
+    type), each row the pandas engine's list, NULLs kept (distinctnest keeps one)."""
+    from streamwindows import field_dimension_aggregate
+    from streamwindows.spark import field_dimension_aggregate_spark
+
+    frame = lists_frame()
+    if engine == "count window":
+        options = dict(time="t0", n=2, group_by="g", arrival="seq", aggregates=LIST_AGGREGATES)
+        actual = count_window_aggregate_spark(spark.createDataFrame(frame, SCHEMA), **options)
+        expected = count_window_aggregate(frame, **options)
+    elif engine == "interval semantics":
+        options = dict(start="t0", end="t1", group_by="g", arrival="seq", aggregates=LIST_AGGREGATES)
+        actual = interval_aggregate_spark(spark.createDataFrame(frame, SCHEMA), **options)
+        expected = interval_aggregate(frame, **options)
+    else:
+        options = dict(field="t0", size=1, group_by="g", aggregates=LIST_AGGREGATES, drain=True)
+        actual = field_dimension_aggregate_spark(spark.createDataFrame(frame, SCHEMA), seq="seq", **options)
+        expected = field_dimension_aggregate(frame, **options)
+    types = {f.name: f.dataType.simpleString() for f in actual.schema.fields}
+    assert [types[name] for name in LIST_AGGREGATES] == ["array<double>", "array<double>"]
+    got = actual.toPandas()
+    order = ["emit_seq"] if "emit_seq" in got.columns else ["point_at"]
+    assert _as_lists(got.sort_values(order, ignore_index=True)) == _as_lists(expected)
+    assert _as_lists(expected)  # the engine emitted rows to compare

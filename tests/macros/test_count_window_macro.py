@@ -15,8 +15,17 @@ from hypothesis import strategies as st
 from streamwindows import count_window_aggregate as engine_count_window
 from tests.conftest import run_dbt
 
+
+@pytest.fixture(scope="module")
+def spark(spark_session):
+    """These tests compile the macros over their own temporary views: the run's session
+    without the whole project's build (so `make test-fast` runs them too)."""
+    return spark_session
+
+
 AGGREGATES = {"s": "sum(v)", "c": "count(v)", "rows_n": "count(*)", "lo": "min(v)", "hi": "max(v)",
-              "mean_v": "avg(v)", "first_v": "first(v)", "last_v": "last(v)"}
+              "mean_v": "avg(v)", "first_v": "first(v)", "last_v": "last(v)", "per_tick": "rate(*)",
+              "v_per_tick": "rate(v)"}
 AGGREGATES_SQL = "{" + ", ".join(f"'{k}': '{v}'" for k, v in AGGREGATES.items()) + "}"
 COLUMNS = ["point_at", "window_start", "window_end", "event_count", "is_final", *AGGREGATES]
 
@@ -67,6 +76,21 @@ def test_count_window_sql_equals_the_engine(spark, n):
         assert got == expected
 
     check()
+
+
+def test_rate_divides_by_each_windows_own_span_in_seconds(spark):
+    """rate() in a count window: the count over window_end - window_start, the window's
+    own span (point_at plus one tick, 1 microsecond for timestamps), in seconds."""
+    spark.sql(
+        "create or replace temp view sw_events as select * from values "
+        "(1, 'a', timestamp'2024-01-01 10:00:00', 1), (2, 'a', timestamp'2024-01-01 10:00:30', cast(null as int)), "
+        "(3, 'a', timestamp'2024-01-01 10:02:00', 3) as t(seq, g, t, v)"
+    )
+    sql = compiled("{{ count_window_aggregate('sw_events', time_column='t', n=2, group_by='g', arrival_order='seq', "
+                   "aggregates={'per_second': 'rate(*)', 'values_per_second': 'rate(v)'}) }}")
+    rows = spark.sql(f"select * from ({sql}) order by window_start").collect()
+    got = [value for r in rows for value in (r["per_second"], r["values_per_second"])]
+    assert got == pytest.approx([2 / 30.000001, 1 / 30.000001, 2 / 90.000001, 1 / 90.000001])
 
 
 def test_out_of_order_start_time_fails_naming_group_values_and_positions(spark):

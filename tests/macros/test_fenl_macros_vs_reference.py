@@ -15,6 +15,14 @@ from hypothesis import strategies as st
 from tests.conftest import run_dbt
 from tests.macros.reference_fenl import UTC, cron, per_row
 
+
+@pytest.fixture(scope="module")
+def spark(spark_session):
+    """These tests compile the macros over their own temporary views: the run's session
+    without the whole project's build (so `make test-fast` runs them too)."""
+    return spark_session
+
+
 EPOCH = dt.datetime(1970, 1, 1, tzinfo=UTC)
 # pipeline spec -> reference pipeline ((function, column), later functions...)
 PIPELINES = {
@@ -119,36 +127,46 @@ def test_per_row_windows_match_reference(spark, window, kind, n):
     check()
 
 
-CRON = [
-    pytest.param("daily", "UTC", dt.timedelta(hours=2), id="daily, UTC"),
-    pytest.param("hourly", "UTC", dt.timedelta(minutes=7), id="hourly, UTC"),
-    pytest.param("monthly", "UTC", dt.timedelta(days=3), id="monthly, UTC"),
-    pytest.param("yearly", "UTC", dt.timedelta(days=40), id="yearly, UTC"),
-    pytest.param("daily", "America/New_York", dt.timedelta(hours=3), id="daily, New York across both DST changes"),
-    pytest.param("hourly", "America/New_York", dt.timedelta(minutes=9), id="hourly, New York, clocks go back"),
-    pytest.param("hourly", "Asia/Kolkata", dt.timedelta(minutes=7), id="hourly, half-hour offset"),
-    pytest.param("monthly", "Europe/Berlin", dt.timedelta(days=3), id="monthly, Berlin"),
-]
 # Start just before New York's 2024 fall-back (Nov 3, 06:00 UTC), so hourly and daily
 # runs cross it; the daily and monthly runs also reach spring-forward (Mar 9, 2025).
 CRON_BASE = dt.datetime(2024, 11, 3, 3, 0, tzinfo=UTC)
+# Offsets that move by half an hour: Lord Howe Island's DST start (2012-10-06 15:30
+# UTC, 02:00 -> 02:30 local) and Caracas on 2016-05-01 (07:00 UTC, 02:30 -> 03:00).
+LORD_HOWE_BASE = dt.datetime(2012, 10, 6, 13, 0, tzinfo=UTC)
+CARACAS_BASE = dt.datetime(2016, 5, 1, 5, 0, tzinfo=UTC)
+CRON = [
+    pytest.param("daily", "UTC", dt.timedelta(hours=2), CRON_BASE, id="daily, UTC"),
+    pytest.param("hourly", "UTC", dt.timedelta(minutes=7), CRON_BASE, id="hourly, UTC"),
+    pytest.param("monthly", "UTC", dt.timedelta(days=3), CRON_BASE, id="monthly, UTC"),
+    pytest.param("yearly", "UTC", dt.timedelta(days=40), CRON_BASE, id="yearly, UTC"),
+    pytest.param("daily", "America/New_York", dt.timedelta(hours=3), CRON_BASE,
+                 id="daily, New York across both DST changes"),
+    pytest.param("hourly", "America/New_York", dt.timedelta(minutes=9), CRON_BASE,
+                 id="hourly, New York, clocks go back"),
+    pytest.param("hourly", "Asia/Kolkata", dt.timedelta(minutes=7), CRON_BASE, id="hourly, half-hour offset"),
+    pytest.param("hourly", "Australia/Lord_Howe", dt.timedelta(minutes=4), LORD_HOWE_BASE,
+                 id="hourly, Lord Howe, offset moves by half an hour"),
+    pytest.param("hourly", "America/Caracas", dt.timedelta(minutes=4), CARACAS_BASE,
+                 id="hourly, Caracas 2016, offset moves by half an hour"),
+    pytest.param("monthly", "Europe/Berlin", dt.timedelta(days=3), CRON_BASE, id="monthly, Berlin"),
+]
 
 
-@pytest.mark.parametrize(("period", "zone", "unit"), CRON)
-def test_cron_windows_match_reference(spark, period, zone, unit):
+@pytest.mark.parametrize(("period", "zone", "unit", "base"), CRON)
+def test_cron_windows_match_reference(spark, period, zone, unit, base):
     sql = call(f"fenl_since(period='{period}')", time_zone=zone)
     sql = f"select *, unix_micros(period_start) as start_us, unix_micros(period_end) as end_us from ({sql})"
 
     @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
     @given(stream=streams(max_step_minutes=12))
     def check(stream):
-        load(spark, stream, base=CRON_BASE, unit=unit)
+        load(spark, stream, base=base, unit=unit)
         got = {
             (r["e"], EPOCH + dt.timedelta(microseconds=r["start_us"]), EPOCH + dt.timedelta(microseconds=r["end_us"])):
             r.asDict()
             for r in spark.sql(sql).collect()
         }
-        reference_stream = for_reference(stream, CRON_BASE, unit)
+        reference_stream = for_reference(stream, base, unit)
         for i, pipeline in enumerate(PIPELINES.values()):
             expected = cron(reference_stream, period=period, zone=zone, pipeline=pipeline)
             assert sorted(got) == sorted(expected)
@@ -190,6 +208,27 @@ def test_hourly_cron_in_new_york_keeps_the_repeated_hour_apart(spark):
     ]
 
 
+@pytest.mark.parametrize(("zone", "times", "expected"), [
+    pytest.param("Australia/Lord_Howe", ["2012-10-06 15:00:00", "2012-10-06 15:40:00", "2012-10-06 16:10:00"],
+                 [(dt.datetime(2012, 10, 6, 14, 30), dt.datetime(2012, 10, 6, 16, 0), 2),
+                  (dt.datetime(2012, 10, 6, 16, 0), dt.datetime(2012, 10, 6, 17, 0), 1)],
+                 id="Lord Howe, clocks go forward half an hour"),
+    pytest.param("America/Caracas", ["2016-05-01 06:45:00", "2016-05-01 07:10:00"],
+                 [(dt.datetime(2016, 5, 1, 6, 30), dt.datetime(2016, 5, 1, 7, 0), 1),
+                  (dt.datetime(2016, 5, 1, 7, 0), dt.datetime(2016, 5, 1, 8, 0), 1)],
+                 id="Caracas 2016, clocks go forward half an hour"),
+])
+def test_hourly_cron_follows_half_hour_offset_changes(spark, zone, times, expected):
+    """An hour runs from one instant whose local minute is zero to the next: 90 minutes
+    on Lord Howe Island as clocks go from 02:00 to 02:30, 30 minutes in Caracas as they go
+    from 02:30 to 03:00; no period overlaps another and none is a phantom."""
+    rows = ", ".join(f"({i + 1}, 'a', timestamp'{t}', 1)" for i, t in enumerate(times))
+    spark.sql(f"create or replace temp view sw_events as select * from values {rows} as t(seq, e, t, v)")
+    sql = call("fenl_since(period='hourly')", time_zone=zone, aggregates="{'n': 'count(*)'}")
+    got = [tuple(r) for r in spark.sql(f"select period_start, period_end, n from ({sql}) order by 1").collect()]
+    assert got == expected
+
+
 def test_cron_covers_every_entity_over_the_whole_inputs_span(spark):
     """Periods run from the oldest event of any entity to the newest; an event exactly on
     the newest period's start is reported (SEMANTICS.md: 'at or before')."""
@@ -204,6 +243,21 @@ def test_cron_covers_every_entity_over_the_whole_inputs_span(spark):
         ("a", 2, 5, 1, 5.0), ("a", 3, 0, 0, None), ("a", 4, 0, 0, None),
         ("b", 2, 0, 0, None), ("b", 3, 0, 0, None), ("b", 4, 7, 1, 7.0),
     ]
+
+
+def test_cron_period_whose_rows_are_all_null_gives_the_empty_value(spark):
+    """A period whose rows are all NULL in the column gives what an empty period gives
+    (sum 0, count 0, mean NULL), and a repeated aggregation carries that value on."""
+    spark.sql(
+        "create or replace temp view sw_events as select * from values "
+        "(1, 'a', timestamp'2020-01-01 10:00:00', cast(null as int)), (2, 'a', timestamp'2020-01-02 09:00:00', 5) "
+        "as t(seq, e, t, v)"
+    )
+    aggregates = "{'total': 'sum(v)', 'n': 'count(v)', 'avg_v': 'mean(v)', 'mean_of_sums': 'sum(v) | mean()'}"
+    sql = call("fenl_since(period='daily')", aggregates=aggregates)
+    got = [tuple(r) for r in spark.sql(f"select total, n, avg_v, mean_of_sums from ({sql}) order by period_start")
+           .collect()]
+    assert got == [(0, 0, None, 0.0), (5, 1, 5.0, 2.5)]
 
 
 def test_cron_cells_keep_the_aggregates_types_in_empty_periods(spark):

@@ -15,6 +15,14 @@ from hypothesis import strategies as st
 from tests.conftest import run_dbt
 from tests.macros.reference_sqlstream import range_window, rows_window
 
+
+@pytest.fixture(scope="module")
+def spark(spark_session):
+    """These tests compile the macros over their own temporary views: the run's session
+    without the whole project's build (so `make test-fast` runs them too)."""
+    return spark_session
+
+
 AGGREGATES = {
     "min_v": ("min", "v"), "max_v": ("max", "v"), "sum_v": ("sum", "v"), "count_v": ("count", "v"),
     "rows_n": ("count", "*"), "avg_v": ("avg", "v"), "first_v": ("first", "v"), "last_v": ("last", "v"),
@@ -156,6 +164,33 @@ def test_final_only_keeps_final_rows_and_bounds(spark):
     }
     final = {r["seq"] for r in spark.sql(compiled(call + ", final_only=true) }}")).collect()}
     assert final == {1, 2, 3, 5}
+
+
+@pytest.mark.parametrize("partition_by", [None, "'p'"], ids=["no partition_by", "NULL partition key"])
+def test_bounds_advance_time_and_carry_no_data(spark, partition_by):
+    """Rowtime bounds are not rows of any window's data: at seq 4, the 6-hour window
+    holds the bounds at 09:00 and 10:30 and the data rows 2 and 4, and first, last,
+    nest, distinctnest, nth, completeness and count(*) see the two data rows only.
+    Without partition_by, and with data rows whose partition key is NULL (as a bound's)."""
+    spark.sql(
+        "create or replace temp view sw_trades as select * from values "
+        "(2, timestamp'2024-01-01 10:00:00', cast(null as string), 5), "
+        "(4, timestamp'2024-01-01 11:00:00', cast(null as string), 7) as t(seq, t, p, v)"
+    )
+    spark.sql("create or replace temp view sw_bounds as select * from values "
+              "(1, timestamp'2024-01-01 09:00:00'), (3, timestamp'2024-01-01 10:30:00'), "
+              "(5, timestamp'2024-01-01 11:30:00') as b(seq, t)")
+    aggregates = ("{'first_v': 'first(v)', 'last_v': 'last(v)', 'values': 'nest(v)', 'distinct_values': "
+                  "'distinctnest(v)', 'first_by_nth': 'nth(v, 1)', 'complete': 'completeness(v)', 'n': 'count(*)'}")
+    for ties in ("peers", "arrival"):
+        sql = compiled(
+            "{{ range_window_aggregate('sw_trades', time_column='t', range=\"INTERVAL '6' HOUR\", "
+            f"partition_by={partition_by or 'none'}, arrival_order='seq', ties='{ties}', aggregates={aggregates}, "
+            "bounds='sw_bounds', columns=['seq', 't', 'p', 'v']) }}"
+        )
+        at_4 = spark.sql(f"select * from ({sql}) where seq = 4").first()
+        assert (at_4["first_v"], at_4["last_v"], list(at_4["values"]), list(at_4["distinct_values"]),
+                at_4["first_by_nth"], at_4["complete"], at_4["n"]) == (5, 7, [5, 7], [5, 7], 5, 1.0, 2), ties
 
 
 @pytest.mark.parametrize("bounds", [None, "sw_bounds"], ids=["plain", "with bounds"])
