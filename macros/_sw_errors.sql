@@ -40,14 +40,31 @@
   {{ return(value is number and value is not boolean) }}
 {% endmacro %}
 
-{% macro _sw_check_columns_exist(macro_name, relation, wanted) %}
+{% macro _sw_check_columns_exist(macro_name, relation, wanted, time=none) %}
   {#- With a ref()/source() relation, name a missing column and list the ones that
-      exist, instead of letting Spark fail later with UNRESOLVED_COLUMN. -#}
+      exist, instead of letting Spark fail later with UNRESOLVED_COLUMN. `time`
+      (optional: {'column', 'kind'}) checks the time column's type as well: 'interval'
+      wants a timestamp or date (a window measured in time), 'number' a numeric column,
+      'any' either. A string time would sort as text and window everything together. -#}
   {%- if execute and relation is not string and relation.identifier is defined -%}
-    {%- set available = adapter.get_columns_in_relation(relation) | map(attribute='name') | map('lower') | list -%}
+    {%- set columns = adapter.get_columns_in_relation(relation) -%}
+    {%- set available = columns | map(attribute='name') | map('lower') | list -%}
     {%- for argument, column in wanted if column | lower not in available -%}
       {{ stream_windows._sw_fail(macro_name, argument, "a column of " ~ relation ~ " (" ~ (available | join(", ")) ~ ")", column) }}
     {%- endfor -%}
+    {%- if time is not none -%}
+      {%- for column in columns if column.name | lower == time.column | lower -%}
+        {%- set dtype = column.dtype | lower -%}
+        {%- set is_time = dtype.startswith('timestamp') or dtype == 'date' -%}
+        {%- set is_number = dtype in ('tinyint', 'smallint', 'int', 'integer', 'bigint', 'long', 'float', 'double', 'real') or dtype.startswith('decimal') -%}
+        {%- set rules = {'interval': 'a timestamp or date column (the window is measured in time)',
+                         'number': 'a numeric column (the window is measured in numbers)',
+                         'any': 'a timestamp, date or numeric column'} -%}
+        {%- if not {'interval': is_time, 'number': is_number, 'any': is_time or is_number}[time.kind] -%}
+          {{ stream_windows._sw_fail(macro_name, 'time_column', rules[time.kind] ~ ' of ' ~ relation, column.name ~ ' of type ' ~ dtype) }}
+        {%- endif -%}
+      {%- endfor -%}
+    {%- endif -%}
   {%- endif -%}
 {% endmacro %}
 

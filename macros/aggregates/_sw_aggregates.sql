@@ -206,10 +206,12 @@
   {{ return(agg.columns[1] if agg.columns | length > 1 else none) }}
 {% endmacro %}
 
-{% macro _sw_items_expr(x, arrival) %}
+{% macro _sw_items_expr(x, arrival, mask=none) %}
   {#- A row as a struct ordered by arrival: collect_list keeps it even when the
-      value is NULL, and array_sort orders by its first field. -#}
-  {{ return("named_struct('a', " ~ arrival ~ ", 'v', " ~ x ~ ")") }}
+      value is NULL, and array_sort orders by its first field. A row `mask` marks
+      (a rowtime bound: no data) gives NULL, which collect_list leaves out. -#}
+  {%- set item = "named_struct('a', " ~ arrival ~ ", 'v', " ~ x ~ ")" -%}
+  {{ return(('case when not ' ~ mask ~ ' then ' ~ item ~ ' end') if mask else item) }}
 {% endmacro %}
 
 {% macro _sw_from_items(agg, sorted_items) %}
@@ -275,18 +277,26 @@
   {%- endif -%}
 {% endmacro %}
 
-{% macro _sw_window_expr(agg, x, arrival, integer_avg, over) %}
+{% macro _sw_window_expr(agg, x, arrival, integer_avg, over, mask=none) %}
   {#- The aggregate over one window frame, with its OVER clause: `over` is a window
-      name or a parenthesized window spec. -#}
+      name or a parenthesized window spec. `mask` (optional) is true on the rows that
+      carry no data (rowtime bounds): `x` is NULL there already (_sw_input_expr), and
+      the functions that see rows, not only values (first, last, nth, nest,
+      distinctnest, completeness), leave those rows out too. -#}
   {{- stream_windows._sw_require_arrival(agg, arrival) -}}
   {%- set f = agg.function -%}
   {%- set w = ' over ' ~ over -%}
   {%- if f == 'avg' and integer_avg -%}
     {{ return('cast(sum(' ~ x ~ ')' ~ w ~ ' / count(' ~ x ~ ')' ~ w ~ ' as bigint)') }}
   {%- elif f in ('nest', 'distinctnest', 'nth') -%}
-    {{ return(stream_windows._sw_from_items(agg, 'array_sort(collect_list(' ~ stream_windows._sw_items_expr(x, arrival) ~ ')' ~ w ~ ')')) }}
+    {{ return(stream_windows._sw_from_items(agg, 'array_sort(collect_list(' ~ stream_windows._sw_items_expr(x, arrival, mask) ~ ')' ~ w ~ ')')) }}
   {%- elif f == 'rate' -%}
     {{ return(stream_windows._sw_rate_of('count(' ~ x ~ ')' ~ w, agg.duration)) }}
+  {%- elif mask and f == 'completeness' -%}
+    {{ return('avg(case when not ' ~ mask ~ ' then cast(' ~ x ~ ' is not null as double) end)' ~ w) }}
+  {%- elif mask and f in ('first', 'last') -%}
+    {#- min_by/max_by skip the rows whose ordering value is NULL. -#}
+    {{ return(stream_windows._sw_single_window_expr(agg, x, 'case when not ' ~ mask ~ ' then ' ~ arrival ~ ' end', integer_avg) ~ w) }}
   {%- else -%}
     {{ return(stream_windows._sw_single_window_expr(agg, x, arrival, integer_avg) ~ w) }}
   {%- endif -%}
@@ -297,7 +307,7 @@
   {{ return(['case when ' ~ y ~ ' is not null then ' ~ x ~ ' end', 'case when ' ~ x ~ ' is not null then ' ~ y ~ ' end']) }}
 {% endmacro %}
 
-{% macro _sw_window_parts(agg, x, arrival) %}
+{% macro _sw_window_parts(agg, x, arrival, mask=none) %}
   {#- The mergeable parts of the aggregate over one piece of a window: a list of
       [part_name, ONE SQL aggregate call] (the caller appends the OVER clause).
       Variances and co-moments are kept as (count, mean, population (co)variance)
@@ -305,6 +315,9 @@
   {{- stream_windows._sw_require_arrival(agg, arrival) -}}
   {%- set f = agg.function -%}
   {%- set y = stream_windows._sw_second_input(agg) -%}
+  {#- With a `mask` (rowtime bounds, as in _sw_window_expr), a bound row has no
+      arrival position for first/last and counts as no row. -#}
+  {%- set arrival = ('case when not ' ~ mask ~ ' then ' ~ arrival ~ ' end') if mask and f in ('first', 'last') else arrival -%}
   {%- if f in ('min', 'max', 'sum', 'count') -%}
     {{ return([[f, f ~ '(' ~ x ~ ')']]) }}
   {%- elif f == 'avg' -%}
@@ -314,13 +327,13 @@
   {%- elif f == 'last' -%}
     {{ return([['value', 'max_by(' ~ x ~ ', ' ~ arrival ~ ')'], ['arrival', 'max(' ~ arrival ~ ')']]) }}
   {%- elif f in ('nest', 'distinctnest', 'nth') -%}
-    {{ return([['items', 'collect_list(' ~ stream_windows._sw_items_expr(x, arrival) ~ ')']]) }}
+    {{ return([['items', 'collect_list(' ~ stream_windows._sw_items_expr(x, arrival, mask) ~ ')']]) }}
   {%- elif f == 'median' -%}
     {{ return([['values', 'collect_list(' ~ x ~ ')']]) }}
   {%- elif f == 'rate' -%}
     {{ return([['count', 'count(' ~ x ~ ')']]) }}
   {%- elif f == 'completeness' -%}
-    {{ return([['present', 'count(' ~ x ~ ')'], ['rows', 'count(1)']]) }}
+    {{ return([['present', 'count(' ~ x ~ ')'], ['rows', ('count(case when not ' ~ mask ~ ' then 1 end)') if mask else 'count(1)']]) }}
   {%- elif f in ('var', 'stddev') -%}
     {{ return([['n', 'count(' ~ x ~ ')'], ['mean', 'avg(' ~ x ~ ')'], ['var_pop', 'var_pop(' ~ x ~ ')']]) }}
   {%- else -%}

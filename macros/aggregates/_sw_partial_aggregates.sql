@@ -122,6 +122,8 @@
   {%- elif f == 'approx_count_distinct' -%}
     {{ return('hll_sketch_estimate(hll_union_agg(' ~ s ~ 'hll))') }}
   {%- elif f == 'approx_median' -%}
-    {{ return('kll_sketch_get_quantile_double(kll_merge_agg_double(' ~ s ~ 'kll), 0.5D)') }}
+    {#- A sketch of no value (a group whose values are all NULL) has no quantile:
+        NULL, as the exact median gives (the merged sketch is bound once). -#}
+    {{ return('element_at(transform(array(kll_merge_agg_double(' ~ s ~ 'kll)), _sw_k -> case when kll_sketch_get_n_double(_sw_k) > 0 then kll_sketch_get_quantile_double(_sw_k, 0.5D) end), 1)') }}
   {%- endif -%}
 {% endmacro %}

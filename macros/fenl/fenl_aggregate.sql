@@ -48,7 +48,7 @@
   {%- if arrival_order -%}{%- do wanted.append(('arrival_order', arrival_order)) -%}{%- endif -%}
   {%- for p in pipelines if p.stages[0].column != '*' -%}{%- do wanted.append(("aggregates['" ~ p.name ~ "']", p.stages[0].column)) -%}{%- endfor -%}
   {%- for column in passthrough -%}{%- do wanted.append(('columns', column)) -%}{%- endfor -%}
-  {{- stream_windows._sw_check_columns_exist(macro_name, relation, wanted) -}}
+  {{- stream_windows._sw_check_columns_exist(macro_name, relation, wanted, {'column': time_column, 'kind': 'interval' if spec.fenl_window == 'cron' else 'any'}) -}}
 
   {%- set inc = stream_windows._sw_incremental_spec(macro_name, incremental, time_column, none) -%}
   {%- if inc is not none and passthrough and (time_column not in passthrough or arrival_order not in passthrough) -%}
@@ -230,22 +230,48 @@ from ({{ stream_windows._sw_fenl_later_stages(pipelines, first.sql, time_column 
       period with key _sw_period starts and ends.
       Days and months are the zone's wall-clock ones (from_utc_timestamp, with the
       session in UTC as the project's profiles set it): a day is 23 or 25 hours long
-      across a DST change. Hours are instants whose local minute and second are zero
-      (a wall-clock hour repeats when clocks go back; offsets move by whole hours).
-      Hours and days are keyed by integer arithmetic on microseconds, cheaper than
-      date_trunc's calendar; months and years by date_trunc. -#}
+      across a DST change. Hours are the instants whose local minute and second are
+      zero (a wall-clock hour repeats when clocks go back). Hours and days are keyed
+      by integer arithmetic on microseconds, cheaper than date_trunc's calendar;
+      months and years by date_trunc.
+      `grid` (none unless hours in a zone other than UTC) is a condition on a key
+      _sw_p that the keys stepped through must meet: there an hour starts at a UTC
+      quarter hour (every zone's offset is a whole number of quarter hours) whose local
+      minute is zero, so the keys step by quarter hours and keep those. An hour then
+      lasts from one such instant to the next: 30, 60 or 90 minutes where an offset
+      moves by half an hour (Australia/Lord_Howe's DST, America/Caracas on 2016-05-01),
+      and no period overlaps another. -#}
   {%- set ts = 'cast(_sw_time as timestamp)' -%}
   {%- set utc_us = 'unix_micros(' ~ ts ~ ')' -%}
   {%- set local_us = utc_us if time_zone == 'UTC' else 'unix_micros(from_utc_timestamp(' ~ ts ~ ", '" ~ time_zone ~ "'))" -%}
+  {%- if period == 'hourly' and time_zone != 'UTC' -%}
+    {%- set quarter = 900000000 -%}
+    {%- set on_the_hour = "minute(from_utc_timestamp(timestamp_micros(%s), '" ~ time_zone ~ "')) = 0" -%}
+    {#- The latest hour start at or before the event: its quarter hour or one of the
+        seven before (an hour is at most 2 hours long here); the next after a start:
+        one of the eight quarter hours after it. -#}
+    {%- set back = [] -%}
+    {%- for j in range(8) -%}
+      {%- set candidate = '(' ~ utc_us ~ ' - pmod(' ~ utc_us ~ ', ' ~ quarter ~ ') - ' ~ (j * quarter) ~ ')' -%}
+      {%- do back.append('case when ' ~ (on_the_hour | format(candidate)) ~ ' then ' ~ candidate ~ ' end') -%}
+    {%- endfor -%}
+    {%- set ahead = [] -%}
+    {%- for j in range(1, 9) -%}
+      {%- set candidate = '(_sw_period + ' ~ (j * quarter) ~ ')' -%}
+      {%- do ahead.append('case when ' ~ (on_the_hour | format(candidate)) ~ ' then ' ~ candidate ~ ' end') -%}
+    {%- endfor -%}
+    {{ return({'key': 'coalesce(' ~ back | join(', ') ~ ')', 'step': quarter, 'grid': on_the_hour | format('_sw_p'),
+               'start': 'timestamp_micros(_sw_period)', 'end': 'timestamp_micros(coalesce(' ~ ahead | join(', ') ~ '))'}) }}
+  {%- endif -%}
   {%- if period in ('hourly', 'daily') -%}
     {%- set unit_us = 3600000000 if period == 'hourly' else 86400000000 -%}
     {%- if period == 'hourly' or time_zone == 'UTC' -%}
       {#- The key is the period's start instant in microseconds. -#}
-      {{ return({'key': '(' ~ utc_us ~ ' - pmod(' ~ local_us ~ ', ' ~ unit_us ~ '))', 'step': unit_us,
+      {{ return({'key': '(' ~ utc_us ~ ' - pmod(' ~ local_us ~ ', ' ~ unit_us ~ '))', 'grid': none, 'step': unit_us,
                  'start': 'timestamp_micros(_sw_period)', 'end': 'timestamp_micros(_sw_period + ' ~ unit_us ~ ')'}) }}
     {%- else -%}
       {#- The key is the local midnight's wall-clock microseconds. -#}
-      {{ return({'key': '(' ~ local_us ~ ' - pmod(' ~ local_us ~ ', ' ~ unit_us ~ '))', 'step': unit_us,
+      {{ return({'key': '(' ~ local_us ~ ' - pmod(' ~ local_us ~ ', ' ~ unit_us ~ '))', 'grid': none, 'step': unit_us,
                  'start': "to_utc_timestamp(timestamp_micros(_sw_period), '" ~ time_zone ~ "')",
                  'end': "to_utc_timestamp(timestamp_micros(_sw_period + " ~ unit_us ~ "), '" ~ time_zone ~ "')"}) }}
     {%- endif -%}
@@ -253,13 +279,19 @@ from ({{ stream_windows._sw_fenl_later_stages(pipelines, first.sql, time_column 
   {%- set unit = {'monthly': 'month', 'yearly': 'year'}[period] -%}
   {%- set step = 'interval 1 ' ~ unit -%}
   {%- if time_zone == 'UTC' -%}
-    {{ return({'key': "date_trunc('" ~ unit ~ "', " ~ ts ~ ")", 'step': step,
+    {{ return({'key': "date_trunc('" ~ unit ~ "', " ~ ts ~ ")", 'grid': none, 'step': step,
                'start': '_sw_period', 'end': '_sw_period + ' ~ step}) }}
   {%- else -%}
-    {{ return({'key': "date_trunc('" ~ unit ~ "', from_utc_timestamp(" ~ ts ~ ", '" ~ time_zone ~ "'))", 'step': step,
+    {{ return({'key': "date_trunc('" ~ unit ~ "', from_utc_timestamp(" ~ ts ~ ", '" ~ time_zone ~ "'))", 'grid': none, 'step': step,
                'start': "to_utc_timestamp(_sw_period, '" ~ time_zone ~ "')",
                'end': "to_utc_timestamp(_sw_period + " ~ step ~ ", '" ~ time_zone ~ "')"}) }}
   {%- endif -%}
+{% endmacro %}
+
+{% macro _sw_fenl_period_keys(bounds, first, last) %}
+  {#- The array of the period keys from `first` to `last` (SQL expressions). -#}
+  {%- set keys = 'sequence(' ~ first ~ ', ' ~ last ~ ', ' ~ bounds.step ~ ')' -%}
+  {{ return(('filter(' ~ keys ~ ', _sw_p -> ' ~ bounds.grid ~ ')') if bounds.grid else keys) }}
 {% endmacro %}
 
 {% macro _sw_fenl_cron_cells(pipelines, time_column, arrival_order) %}
@@ -276,7 +308,11 @@ from ({{ stream_windows._sw_fenl_later_stages(pipelines, first.sql, time_column 
     {%- else -%}
       {%- set expr = stream_windows._sw_single_window_expr(agg, '1' if agg.column == '*' else agg.column, none, false) -%}
     {%- endif -%}
-    {%- do cells.append({'column': '_sw_' ~ p.name ~ '_1', 'expr': expr, 'empty': '0' if agg.function in ('sum', 'count') else 'null'}) -%}
+    {%- set empty = '0' if agg.function in ('sum', 'count') else 'null' -%}
+    {#- A period whose rows are all NULL in the column gives the empty value too, as
+        a period without rows does (SUM over no value is NULL in SQL, 0 here). -#}
+    {%- if agg.function == 'sum' -%}{%- set expr = 'coalesce(' ~ expr ~ ', 0)' -%}{%- endif -%}
+    {%- do cells.append({'column': '_sw_' ~ p.name ~ '_1', 'expr': expr, 'empty': empty}) -%}
   {%- endfor -%}
   {{ return(cells) }}
 {% endmacro %}
@@ -311,7 +347,7 @@ select
     inline(concat(
         _sw_filled,
         transform(
-            array_except(sequence(_sw_first_period, _sw_last_period, {{ bounds.step }}), transform(_sw_filled, _sw_filled_cell -> _sw_filled_cell._sw_period)),
+            array_except({{ stream_windows._sw_fenl_period_keys(bounds, '_sw_first_period', '_sw_last_period') }}, transform(_sw_filled, _sw_filled_cell -> _sw_filled_cell._sw_period)),
             _sw_empty -> named_struct({{ empty_fields | join(', ') }})
         )
     ))

@@ -430,7 +430,7 @@ from (
     select _sw_entities.*, _sw_periods._sw_period
     from {{ entity_table }} as _sw_entities
     cross join (
-        select explode(sequence(({{ key_of | format(lo) }}), ({{ key_of | format(hi) }}), {{ bounds.step }})) as _sw_period
+        select explode({{ stream_windows._sw_fenl_period_keys(bounds, '(' ~ (key_of | format(lo)) ~ ')', '(' ~ (key_of | format(hi)) ~ ')') }}) as _sw_period
     ) as _sw_periods
 ) as _sw_grid
 left join (

@@ -51,7 +51,7 @@
   {%- if arrival_order -%}{%- do wanted.append(('arrival_order', arrival_order)) -%}{%- endif -%}
   {%- for agg in aggs if agg.column != '*' -%}{%- do wanted.append(("aggregates['" ~ agg.name ~ "']", agg.column)) -%}{%- endfor -%}
   {%- for column in passthrough -%}{%- do wanted.append(('columns', column)) -%}{%- endfor -%}
-  {{- stream_windows._sw_check_columns_exist(macro_name, relation, wanted) -}}
+  {{- stream_windows._sw_check_columns_exist(macro_name, relation, wanted, {'column': time_column, 'kind': window_range.kind}) -}}
   {%- set mask = '_sw_is_bound' if bounds is not none else none -%}
   {%- set source = stream_windows._sw_source_with_bounds(macro_name, relation, bounds, time_column, arrival_order, partitions, passthrough, wanted) -%}
   {%- set spec = stream_windows._sw_incremental_spec(macro_name, incremental, time_column, window_range.kind) -%}
@@ -85,13 +85,13 @@
     {%- set x = stream_windows._sw_input_expr(agg, mask) -%}
     {%- if not split or not has_other_times -%}
       {%- set column = '_sw_' ~ agg.name -%}
-      {%- do inner.append(stream_windows._sw_window_expr(agg, x, arrival_order, integer_avg, '_sw_w_peers' if split else '_sw_w') ~ ' as ' ~ column) -%}
+      {%- do inner.append(stream_windows._sw_window_expr(agg, x, arrival_order, integer_avg, '_sw_w_peers' if split else '_sw_w', mask) ~ ' as ' ~ column) -%}
       {%- do internal.append(column) -%}
       {%- set expr = column -%}
     {%- else -%}
       {%- set a = {} -%}
       {%- set b = {} -%}
-      {%- for part_name, part_sql in stream_windows._sw_window_parts(agg, x, arrival_order) -%}
+      {%- for part_name, part_sql in stream_windows._sw_window_parts(agg, x, arrival_order, mask) -%}
         {%- set a_col = '_sw_' ~ agg.name ~ '__times_' ~ part_name -%}
         {%- set b_col = '_sw_' ~ agg.name ~ '__peers_' ~ part_name -%}
         {%- do inner.append(part_sql ~ ' over _sw_w_times as ' ~ a_col) -%}

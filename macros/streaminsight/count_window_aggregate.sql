@@ -35,7 +35,9 @@
   {%- if arrival_order is not none and (arrival_order is not string or not arrival_order) -%}
     {{ stream_windows._sw_fail(macro_name, 'arrival_order', 'a column name', arrival_order) }}
   {%- endif -%}
-  {%- set aggs = stream_windows._sw_parse_aggregates(macro_name, aggregates, {'relation': relation}) -%}
+  {#- A count window's duration is its own (window_end - window_start): rate() is
+      computed per window below. -#}
+  {%- set aggs = stream_windows._sw_parse_aggregates(macro_name, aggregates, {'relation': relation, 'duration': 'per window'}) -%}
   {%- for agg in aggs if agg.function in ('first', 'last') and arrival_order is none -%}
     {{ stream_windows._sw_fail(macro_name, 'arrival_order', "a column giving arrival order for " ~ agg.function ~ "()", arrival_order) }}
   {%- endfor -%}
@@ -66,8 +68,17 @@
   {%- set partition = ('partition by ' ~ groups | join(', ') ~ ' ') if groups else '' -%}
   {%- set by_rank = partition ~ 'order by _sw_rank' -%}
   {%- set outputs = [] -%}
+  {#- A window's duration, window_end - window_start: in seconds for a timestamp time
+      column, in its unit for an integer one. -#}
+  {%- set window_end = 'max(' ~ time_column ~ ') over _sw_window + ' ~ tick_sql -%}
+  {%- set duration = ('((unix_micros(' ~ window_end ~ ') - unix_micros(' ~ time_column ~ ')) / 1000000D)') if tick_sql is string
+      else ('cast(' ~ window_end ~ ' - ' ~ time_column ~ ' as double)') -%}
   {%- for agg in aggs -%}
-    {%- do outputs.append(stream_windows._sw_window_expr(agg, stream_windows._sw_input_expr(agg, none), arrival_order, false, '_sw_window') ~ ' as ' ~ agg.name) -%}
+    {%- if agg.function == 'rate' -%}
+      {%- do outputs.append('cast(count(' ~ stream_windows._sw_input_expr(agg, none) ~ ') over _sw_window as double) / ' ~ duration ~ ' as ' ~ agg.name) -%}
+    {%- else -%}
+      {%- do outputs.append(stream_windows._sw_window_expr(agg, stream_windows._sw_input_expr(agg, none), arrival_order, false, '_sw_window') ~ ' as ' ~ agg.name) -%}
+    {%- endif -%}
   {%- endfor -%}
   {%- set null_message = "concat('" ~ macro_name ~ "() in model " ~ model_name ~ ": `time_column` " ~ time_column ~ " is NULL in ', " ~ where
       ~ (", ', arrival position ', coalesce(cast(" ~ arrival_order ~ " as string), 'NULL')" if arrival_order else '') ~ ")" -%}

@@ -1,13 +1,13 @@
 """The document models built in scheduled runs: each seed behind them arrives in three
-batches (cut at random arrival positions), the models run incrementally after each, and
+batches (cut at random arrival positions, its own for each seed), the models run incrementally after each, and
 every one ends equal to a full rebuild of the whole seeds (SEMANTICS.md section 6). The
 mechanisms are replayed at length on real data in test_batch_by_batch_equals_full_rebuild;
 this checks the documents' own models (ties, empty periods, gaps, optional windows) and
-their configurations. At the end the seeds are restored and the models rebuilt whole."""
+their configurations. Every batch adds rows to every seed (a seed of two rows arrives
+in two batches). At the end the seeds are restored and the models rebuilt whole."""
 
 from __future__ import annotations
 
-import math
 import random
 
 import pytest
@@ -33,32 +33,54 @@ MODELS_BY_SEED = {
 MODELS = [model for models in MODELS_BY_SEED.values() for model in models]
 
 
+BATCHES = 3
+
+
+def cut_positions(last: int, rng: random.Random) -> list[int]:
+    """The last arrival position of each batch: BATCHES batches that each add at least
+    one row (fewer batches for a seed with fewer rows), the cuts at random positions."""
+    batches = min(BATCHES, last)
+    return [*sorted(rng.sample(range(1, last), batches - 1)), last]
+
+
 @pytest.fixture
 def seeds(spark):
+    """arrive(k): every seed holds the rows of its first k batches; returns, per seed,
+    the rows it holds."""
+    rng = random.Random(23)
+    cuts = {}
     for seed in MODELS_BY_SEED:
         spark.sql(f"drop table if exists {SCHEMA}.sw_doc_all_{seed}")
         spark.sql(f"create table {SCHEMA}.sw_doc_all_{seed} using parquet as select * from {SCHEMA}.{seed}")
+        positions = [r["seq"] for r in spark.sql(f"select seq from {SCHEMA}.sw_doc_all_{seed} order by seq").collect()]
+        cuts[seed] = [positions[i - 1] for i in cut_positions(len(positions), rng)]
 
-    def arrive(fraction: float) -> None:
-        """Every seed holds the rows of its first `fraction` of arrival positions (one at least)."""
-        for seed in MODELS_BY_SEED:
-            last = spark.sql(f"select max(seq) as n from {SCHEMA}.sw_doc_all_{seed}").first()["n"]
+    def arrive(batch: int) -> dict[str, int]:
+        held = {}
+        for seed, seed_cuts in cuts.items():
+            cut = seed_cuts[min(batch, len(seed_cuts)) - 1]
             spark.sql(f"insert overwrite table {SCHEMA}.{seed} select * from {SCHEMA}.sw_doc_all_{seed} "
-                      f"where seq <= {max(1, math.ceil(fraction * last))}")
+                      f"where seq <= {cut}")
+            held[seed] = spark.sql(f"select count(*) as n from {SCHEMA}.{seed}").first()["n"]
+        return held
 
+    arrive.cuts = cuts
     yield arrive
-    arrive(1.0)
+    arrive(BATCHES)
     for seed in MODELS_BY_SEED:
         spark.sql(f"drop table {SCHEMA}.sw_doc_all_{seed}")
     run_dbt("run", "--select", *MODELS, "--full-refresh")
 
 
 def test_document_models_built_in_batches_equal_a_full_rebuild(spark, seeds):
-    cuts = sorted(random.Random(23).uniform(0.2, 0.9) for _ in range(2)) + [1.0]
-    seeds(cuts[0])
+    held = seeds(1)
     run_dbt("run", "--select", *MODELS, "--full-refresh")
-    for cut in cuts[1:]:
-        seeds(cut)
+    for batch in range(2, BATCHES + 1):
+        before, held = held, seeds(batch)
+        # every seed with rows enough gets new rows in every batch: each model is built
+        # incrementally with new input (a seed of two rows, in two batches)
+        grew = {seed: held[seed] > before[seed] for seed in MODELS_BY_SEED if len(seeds.cuts[seed]) >= batch}
+        assert all(grew.values()) and len(grew) >= len(MODELS_BY_SEED) - 1, (batch, before, held)
         run_dbt("run", "--select", *MODELS)
     for model in MODELS:
         spark.sql(f"drop table if exists {SCHEMA}.sw_doc_{model}")
@@ -67,5 +89,5 @@ def test_document_models_built_in_batches_equal_a_full_rebuild(spark, seeds):
     for model in MODELS:
         snapshot = f"{SCHEMA}.sw_doc_{model}"
         assert spark.sql(f"select count(*) as n from {snapshot}").first()["n"] > 0, model
-        assert differing_rows(spark, model, snapshot) == 0, (model, cuts)
+        assert differing_rows(spark, model, snapshot) == 0, (model, seeds.cuts)
         spark.sql(f"drop table {snapshot}")

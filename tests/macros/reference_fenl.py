@@ -68,7 +68,12 @@ def _period_start(instant: dt.datetime, period: str, zone: str) -> dt.datetime:
     """The UTC start of the period holding `instant`, in the zone's clock."""
     local = instant.astimezone(ZoneInfo(zone))
     if period == "hourly":
-        return local.replace(minute=0, second=0, microsecond=0).astimezone(UTC)
+        # An hour starts at each instant whose local minute and second are zero: the
+        # latest such whole minute at or before the instant.
+        minute = instant.replace(second=0, microsecond=0)
+        while not _on_the_hour(minute, zone):
+            minute -= dt.timedelta(minutes=1)
+        return minute
     if period == "daily":
         wall = local.replace(hour=0, minute=0, second=0, microsecond=0, tzinfo=None)
     elif period == "monthly":
@@ -78,9 +83,18 @@ def _period_start(instant: dt.datetime, period: str, zone: str) -> dt.datetime:
     return wall.replace(tzinfo=ZoneInfo(zone)).astimezone(UTC)
 
 
+def _on_the_hour(instant: dt.datetime, zone: str) -> bool:
+    local = instant.astimezone(ZoneInfo(zone))
+    return local.minute == 0 and local.second == 0
+
+
 def _next_start(start: dt.datetime, period: str, zone: str) -> dt.datetime:
     if period == "hourly":
-        return start + dt.timedelta(hours=1)
+        # The next instant whose local minute and second are zero.
+        minute = start + dt.timedelta(minutes=1)
+        while not _on_the_hour(minute, zone):
+            minute += dt.timedelta(minutes=1)
+        return minute
     wall = start.astimezone(ZoneInfo(zone)).replace(tzinfo=None)
     if period == "daily":
         wall = wall + dt.timedelta(days=1)
@@ -107,8 +121,10 @@ def cron(stream, *, period: str, zone: str, pipeline: tuple):
             chosen = [r for r in rows if begin <= r["t"] < end]
             if column == "*":
                 first.append(len(chosen))
-            elif not chosen and function in ("sum", "count"):
-                first.append(0)  # the empty value of sum and count
+            elif all(r[column] is None for r in chosen):
+                # A period without rows, or whose rows are all NULL in the column, gives
+                # the empty value: 0 for sum and count, NULL for the others.
+                first.append(0 if function in ("sum", "count") else None)
             else:
                 first.append(aggregate(function, [r[column] for r in chosen]))
         for (begin, end), value in zip(periods, _later_stages(first, later), strict=True):

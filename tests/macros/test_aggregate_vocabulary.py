@@ -477,6 +477,23 @@ def test_sketches_stay_within_their_error_bounds(spark):
     assert exact["rank_of_median"] == pytest.approx(0.5, abs=3 * 0.017)
 
 
+def test_sketches_of_a_group_whose_values_are_all_null_give_null(spark):
+    """approx_median and approx_count_distinct over a group whose values are all NULL:
+    NULL and 0 for that group (as the exact median and count(distinct) give), and the
+    other groups their values; the merge does not fail."""
+    spark.sql(
+        "create or replace temp view sw_input as select * from values "
+        "(1, 1, 'empty', cast(null as double)), (2, 2, 'empty', cast(null as double)), "
+        "(3, 1, 'full', 4.0D), (4, 2, 'full', 6.0D), (5, 2, 'full', 5.0D) as t(seq, pane_id, p, w)"
+    )
+    aggregates = {"median_w": "approx_median(w)", "distinct_w": "approx_count_distinct(w)"}
+    partial_sql = compiled(f"{{{{ partial_aggregate('sw_input', group_by=['p'], pane='pane_id', "
+                           f"aggregates={as_sql(aggregates)}) }}}}")
+    spark.sql(partial_sql).createOrReplaceTempView("sw_partials")
+    got = {r["p"]: (r["median_w"], r["distinct_w"]) for r in spark.sql(compiled(merge_call(aggregates))).collect()}
+    assert got == {"empty": (None, 0), "full": (5.0, 3)}
+
+
 # --------------------------------------------------------------------------------------
 # Partial aggregates merged into hopping windows (the panes technique)
 

@@ -91,6 +91,24 @@ CASES = [
         id="missing time column",
     ),
     pytest.param(
+        call("range_window_aggregate", RANGE_OK, time_column="'city'"),
+        "range_window_aggregate(): `time_column` must be a timestamp or date column (the window is measured in "
+        "time) of stream_windows.stg_sqlstream__weather_readings; got 'city of type string'.",
+        id="string time column under an interval range",
+    ),
+    pytest.param(
+        call("range_window_aggregate", RANGE_OK, range="3600"),
+        "range_window_aggregate(): `time_column` must be a numeric column (the window is measured in numbers) of "
+        "stream_windows.stg_sqlstream__weather_readings; got 'rowtime of type timestamp'.",
+        id="timestamp time column under a numeric range",
+    ),
+    pytest.param(
+        call("fenl_aggregate", FENL_OK, time_column="'entity'"),
+        "fenl_aggregate(): `time_column` must be a timestamp, date or numeric column of "
+        "stream_windows.stg_fenl__purchases; got 'entity of type string'.",
+        id="string time column in a Fenl window",
+    ),
+    pytest.param(
         call("range_window_aggregate", RANGE_OK, aggregates="{'t': 'max(temperature)'}"),
         "`aggregates['t']` must be a column of stream_windows.stg_sqlstream__weather_readings "
         "(seq, rowtime, city, temp); got 'temperature'.",

@@ -1,0 +1,7 @@
+select
+    seq,
+    day,
+    low_temp,
+    average_temp,
+    high_temp
+from {{ ref('weather_days') }}
