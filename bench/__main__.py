@@ -6,6 +6,7 @@ regenerate bench/README.md's results tables from every committed file (bench/rep
 from __future__ import annotations
 
 import sys
+import traceback
 from pathlib import Path
 
 from bench import (
@@ -34,22 +35,32 @@ def main(names: list[str]) -> int:
     harness.compile_inline("select 1")  # starts the profile's Spark
     spark = harness.spark_session()
     spark.sparkContext.setLogLevel("ERROR")
-    results = []
+    results, failed, path = [], [], None
     for name in names or list(BENCHMARKS):
-        results += BENCHMARKS[name].run(spark)
+        # One benchmark's failure neither stops the others nor loses their figures: the
+        # raw file is rewritten after each one, and a failure is recorded in it.
+        try:
+            results += BENCHMARKS[name].run(spark)
+        except Exception as error:  # noqa: BLE001 (reported, recorded, and the exit code says so)
+            traceback.print_exc()
+            failed.append(name)
+            results.append({"benchmark": name, "failed": f"{type(error).__name__}: {error}"})
+        path = report.save_run(names or list(BENCHMARKS), results, path=path)
     print()
     print(f"{'benchmark':58} {'baseline s':>10} {'measured s':>10} {'ratio':>7} {'goal':>6}  ok")
     for r in results:
+        if "failed" in r:
+            print(f"{r['benchmark']:58} FAILED: {r['failed']}")
+            continue
         ok = "yes" if r["ratio"] <= r["goal"] else "NO"
         print(f"{r['benchmark']:58} {r['baseline_s']:10.2f} {r['measured_s']:10.2f} {r['ratio']:7.2f} "
               f"{r['goal']:6.2f}  {ok}")
         print(f"    baseline: {r['baseline']}; measured: {r['measured']}")
         if r.get("also"):
             print(f"    {r['also']}")
-    path = report.save_run(names or list(BENCHMARKS), results)
     print(f"\nraw results: {path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path}")
     report.write_readme()
-    return 0
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

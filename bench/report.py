@@ -47,7 +47,15 @@ def versions() -> dict:
     return found
 
 
-def save_run(names: list[str], results: list[dict], when: datetime | None = None, folder: Path = RESULTS_DIR) -> Path:
+def save_run(names: list[str], results: list[dict], when: datetime | None = None, folder: Path = RESULTS_DIR,
+             path: Path | None = None) -> Path:
+    """Write the run's record; `path` (a file an earlier call of the same run returned)
+    is rewritten in place, so a run saves its figures after each benchmark."""
+    if path is not None and path.exists():
+        record = json.loads(path.read_text())
+        record["results"] = results
+        path.write_text(json.dumps(record, indent=2) + "\n")
+        return path
     when = when or datetime.now(UTC)
     commit = _git("rev-parse", "--short", "HEAD") or "nocommit"
     record = {
@@ -88,6 +96,9 @@ def tables(runs: list[dict]) -> str:
                      "| Benchmark | Baseline | Baseline s | Measured s | Ratio | Goal | Met |\n"
                      "| --- | --- | ---: | ---: | ---: | ---: | --- |\n")
         for r in run["results"]:
+            if "failed" in r:
+                parts[-1] += f"| {r['benchmark']} | failed: {r['failed']} | | | | | |\n"
+                continue
             met = "yes" if r["ratio"] <= r["goal"] else "no"
             parts[-1] += (f"| {r['benchmark']} | {r['baseline']} | {r['baseline_s']:.2f} | {r['measured_s']:.2f} "
                           f"| {r['ratio']:.2f} | {r['goal']:.2f} | {met} |\n")

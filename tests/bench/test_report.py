@@ -33,6 +33,17 @@ def test_tables_come_from_the_files_and_say_whether_each_goal_is_met(tmp_path):
     assert "### 2026-11-25 20:05 UTC" in rendered
 
 
+def test_a_run_rewrites_its_file_after_each_benchmark_and_records_a_failure(tmp_path):
+    path = report.save_run(["streambase", "odysseus"], [FIGURE], when=datetime(2026, 11, 25, 20, 5, tzinfo=UTC),
+                           folder=tmp_path)
+    failure = {"benchmark": "odysseus", "failed": "OutOfOrderError: field went backwards"}
+    assert report.save_run(["streambase", "odysseus"], [FIGURE, failure], folder=tmp_path, path=path) == path
+    assert [p.name for p in tmp_path.iterdir()] == [path.name]
+    assert json.loads(path.read_text())["results"] == [FIGURE, failure]
+    rendered = report.render_readme(f"{report.BEGIN}\n{report.END}\n", report.load_runs(tmp_path))
+    assert "| odysseus | failed: OutOfOrderError: field went backwards | | | | | |" in rendered
+
+
 def test_the_bench_readme_tables_are_current_with_the_committed_results():
     text = report.README.read_text()
     assert report.render_readme(text, report.load_runs()) == text, "run `python -m bench.report`"
