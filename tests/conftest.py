@@ -8,6 +8,7 @@ test). The suite's catalog lives in <project>/.spark/pytest, apart from `make ru
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -78,6 +79,18 @@ def spark_session():
     if SparkSession.getActiveSession() is None:
         run_dbt("show", "--inline", "select 1 as one")
     return SparkSession.getActiveSession() or SparkSession.builder.getOrCreate()
+
+
+@pytest.fixture(scope="session")
+def docs_target(project_build, tmp_path_factory) -> Path:
+    """`dbt docs generate` on the built project, once per run (the e2e checks of the
+    manifest and catalog and the browser test read the same files): a copy of target/
+    without the compiled SQL, so a later dbt command that rewrites target/ cannot
+    change what a test reads."""
+    run_dbt("docs", "generate")
+    copy = tmp_path_factory.mktemp("docs") / "target"
+    shutil.copytree(PROJECT_DIR / "target", copy, ignore=shutil.ignore_patterns("compiled", "run", "*.msgpack"))
+    return copy
 
 
 @pytest.fixture(scope="session")

@@ -1,8 +1,9 @@
 """The dbt docs site, checked in a real browser: headless Chromium through selenium.
 
 On the session's built project, `dbt docs generate` writes target/ (index.html, the
-manifest and catalog, and docs/pictures copied by `asset-paths`). target/ is served by
-http.server on 127.0.0.1 (a free port, in a thread) and opened in Debian's Chromium
+manifest and catalog, and docs/pictures copied by `asset-paths`; the `docs_target`
+fixture, shared with the e2e test). A copy of it is served by http.server on 127.0.0.1
+(a free port, in a thread) and opened in Debian's Chromium
 (`make browser` installs it): the overview shows the "Which macro do I need" guide with
 its small pictures, the lineage graph draws its nodes on its canvas (cytoscape), and on
 two model pages and a macro page every picture loads. Screenshots are saved under the
@@ -20,8 +21,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-from tests.conftest import PROJECT_DIR, run_dbt
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -191,10 +190,9 @@ def check_page(driver, base: str, shots: Path, kind: str, name: str) -> tuple[li
 
 
 @pytest.fixture(scope="module")
-def docs_site(spark) -> Iterator[str]:
+def docs_site(docs_target) -> Iterator[str]:
     """The built project's docs site, generated and served."""
-    run_dbt("docs", "generate")
-    target = PROJECT_DIR / "target"
+    target = docs_target
     assert (target / "index.html").exists() and (target / "catalog.json").exists()
     assert (target / "docs" / "pictures" / "sqlstream_range_ties.svg").exists(), "asset-paths not copied"
     with serve(target) as base:

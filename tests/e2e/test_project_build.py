@@ -130,11 +130,8 @@ def test_models_are_parquet_tables(spark):
         assert str(PROJECT_DIR / ".spark" / "pytest" / "warehouse") in detail["Location"]
 
 
-def test_docs_generate_covers_seeds_models_and_macros(project_build):
-    from tests.conftest import run_dbt
-
-    run_dbt("docs", "generate")
-    manifest = json.loads((PROJECT_DIR / "target" / "manifest.json").read_text())
+def test_docs_generate_covers_seeds_models_and_macros(docs_target):
+    manifest = json.loads((docs_target / "manifest.json").read_text())
     nodes = manifest["nodes"]
     models = {n["name"]: n for n in nodes.values() if n["resource_type"] == "model"}
     seeds = {n["name"]: n for n in nodes.values() if n["resource_type"] == "seed"}
@@ -149,7 +146,7 @@ def test_docs_generate_covers_seeds_models_and_macros(project_build):
         assert macros[public]["description"], f"macro {public} is undocumented"
         assert macros[public]["arguments"], f"macro {public} documents no arguments"
     assert "__overview__" in {d["name"] for d in manifest["docs"].values()}
-    catalog = json.loads((PROJECT_DIR / "target" / "catalog.json").read_text())
+    catalog = json.loads((docs_target / "catalog.json").read_text())
     assert any(k.endswith("weather_minmax_24h") for k in catalog["nodes"])
 
 
