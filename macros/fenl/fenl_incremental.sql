@@ -22,10 +22,15 @@
         open at X (empty when the entity's last row before X closed its window).
     A full build keeps the state at the cut the next run will start from (the day of
     the newest time it built), computed from the rows before it: one more pass over
-    the input. Kept cuts other than X are dropped, so the state table holds one cut.
-    Late rows, the watermark and the partitions overwritten are those of the shared
-    plan (_sw_incremental_plan): a run killed before its insert leaves the state at X
-    for the rerun, which recomputes the same partitions to the same rows.
+    the input, in its commit hook, after the write; its prepare hook drops the state
+    an older input made, so a failed rebuild leaves no state to trust (the next run
+    makes it from every row before its cut). Kept cuts other than X are dropped, so
+    the state table holds one cut. Late rows, the watermark and the partitions
+    overwritten are those of the shared plan (_sw_incremental_plan). A run writes the
+    state at X in its prepare hook, before the model's rows: the state at X holds only
+    rows before X, which the run does not change, so a run that dies after it leaves
+    the state the rerun makes anyway, and the rerun recomputes the same partitions to
+    the same rows.
 
     The stateful stages take count, sum, min, max, mean (avg), first and last; the
     others refuse `incremental` by name. Cron windows need no state (a period's cell
@@ -231,13 +236,13 @@
 {% endmacro %}
 
 {% macro _sw_fenl_state_at(source, entities, time_column, arrival_order, pipelines, spec, inc, key, exclude, cut, state_table, cuts, floor=none) %}
-  {#- Makes the state at `cut` in state_table: from the latest kept cut before it
-      (`cuts`: those the table holds) and the rows between, else from every row before
-      it, in a new table when none is kept. Drops every other kept cut. Returns none.
-      Only `dbt run` and `dbt build` write: under any other command (compile, show,
-      docs generate) nothing is written, and the state at `cut` comes back as a query
-      for the SELECT to read in its place (none when the table holds it already). -#}
-  {%- set writes = flags.WHICH in ('run', 'build') -%}
+  {#- The state at `cut`: from the latest kept cut before it (`cuts`: those the table
+      holds) and the rows between, else from every row before it. Returns
+      {'statements': what makes it in state_table (in a new table when none is kept)
+      and drops every other kept cut, 'query': the state at `cut` as a query (none
+      when the table holds it already)}. -#}
+  {%- set statements = [] -%}
+  {%- set query = none -%}
   {%- set earlier = cuts | select('lt', cut) | list -%}
   {%- set since = earlier | max if earlier else none -%}
   {%- if cut not in cuts -%}
@@ -251,19 +256,18 @@
       {%- for column in entities -%}{%- do on.append('_sw_kept.' ~ column ~ ' <=> _sw_advanced.' ~ column) -%}{%- endfor -%}
       {%- set advanced = advanced ~ ' union all select _sw_kept.* from ' ~ prior ~ ' as _sw_kept left anti join (' ~ advanced ~ ') as _sw_advanced on ' ~ on | join(' and ') -%}
     {%- endif -%}
-    {%- set with_cut = 'select *, ' ~ cut ~ ' as state_cut from (' ~ advanced ~ ') as _sw_new_state' -%}
-    {%- if not writes -%}{{ return('(' ~ with_cut ~ ')') }}{%- endif -%}
+    {%- set query = 'select *, ' ~ cut ~ ' as state_cut from (' ~ advanced ~ ') as _sw_new_state' -%}
     {%- if not cuts -%}
-      {%- do run_query('drop table if exists ' ~ state_table) -%}
-      {%- do run_query('create table ' ~ state_table ~ ' using parquet partitioned by (state_cut) as ' ~ with_cut) -%}
+      {%- do statements.append('drop table if exists ' ~ state_table) -%}
+      {%- do statements.append('create table ' ~ state_table ~ ' using parquet partitioned by (state_cut) as ' ~ query) -%}
     {%- else -%}
-      {%- do run_query('insert into ' ~ state_table ~ ' ' ~ with_cut) -%}
+      {%- do statements.append('insert into ' ~ state_table ~ ' ' ~ query) -%}
     {%- endif -%}
   {%- endif -%}
-  {%- for other in cuts if other != cut and writes -%}
-    {%- do run_query('alter table ' ~ state_table ~ ' drop if exists partition (state_cut = ' ~ other ~ ')') -%}
+  {%- for other in cuts if other != cut -%}
+    {%- do statements.append('alter table ' ~ state_table ~ ' drop if exists partition (state_cut = ' ~ other ~ ')') -%}
   {%- endfor -%}
-  {{ return(none) }}
+  {{ return({'statements': statements, 'query': query}) }}
 {% endmacro %}
 
 {% macro _sw_fenl_incremental(macro_name, relation, source, entities, time_column, arrival_order, pipelines, spec, passthrough, inc, incremental, time_zone) %}
@@ -279,23 +283,26 @@
   {%- set plan = stream_windows._sw_incremental_plan(macro_name, inc, relation, arrival_order, entities, none, 0,
       horizon=lag + (16 * step if spec.fenl_window == 'sliding' else 0)) -%}
   {%- set key = stream_windows._sw_incremental_key(inc) -%}
-  {%- set state_table = this.incorporate(path={'identifier': this.identifier ~ '__fenl_state'}) if execute else none -%}
-  {%- if plan is none -%}
-    {#- A full build: the usual SELECT, and the state at the day of its newest time
-        (by `dbt run` and `dbt build` only: a compile or docs generate need not pay a
-        pass over the input, and a missing state is made by the next run). -#}
-    {%- if execute and flags.WHICH in ('run', 'build') -%}
+  {%- set state_table = this.incorporate(path={'identifier': this.identifier ~ '__fenl_state'}) -%}
+  {%- if plan.full -%}
+    {#- A full build: the usual SELECT; its hooks drop the old state before the write
+        and keep the state at the day of its newest time after it (by `dbt run` and
+        `dbt build` only: a compile or docs generate need not pay a pass over the
+        input, and a missing state is made by the next run). -#}
+    {%- do plan.prepare.append('drop table if exists ' ~ state_table) -%}
+    {%- if flags.WHICH in ('run', 'build') -%}
       {%- set newest = run_query('select max(' ~ key ~ ') as k from ' ~ source ~ ' as _sw_input').rows[0]['k'] -%}
       {%- if newest is not none -%}
         {%- set cut = stream_windows._sw_partition_start(inc, newest | int if inc.kind == 'interval' else newest | float) -%}
-        {{- stream_windows._sw_fenl_state_at(source, entities, time_column, arrival_order, pipelines, spec, inc, key, none, cut, state_table, []) -}}
+        {%- do plan.commit.extend(stream_windows._sw_fenl_state_at(source, entities, time_column, arrival_order, pipelines, spec, inc, key, none, cut, state_table, []).statements) -%}
       {%- endif -%}
     {%- endif -%}
-    {{ return('select *, ' ~ stream_windows._sw_incremental_partition_column(inc) ~ ' from (' ~ stream_windows._sw_fenl_per_row(source, entities, time_column, arrival_order, pipelines, spec, passthrough) ~ ') as _sw_full') }}
+    {{ return(stream_windows._sw_plan_comment(plan) ~ '\nselect *, ' ~ stream_windows._sw_incremental_partition_column(inc) ~ ' from (' ~ stream_windows._sw_fenl_per_row(source, entities, time_column, arrival_order, pipelines, spec, passthrough) ~ ') as _sw_full') }}
   {%- endif -%}
   {%- set cut = plan.from_key -%}
-  {#- The SELECT reads the state at the cut: it is made whenever the model compiles
-      incrementally (a plan exists only then). -#}
+  {#- The SELECT reads the state at the cut: `dbt run` and `dbt build` make it in the
+      prepare hook, before the SELECT runs; any other command (compile, show, docs
+      generate) runs no hook, and its SELECT computes the state in place. -#}
   {%- set cuts = [] -%}
   {%- if load_relation(state_table) is not none -%}
     {#- A state kept for other stages (the model's aggregates changed, or an older
@@ -319,11 +326,17 @@
       at most six more days of rows in its SELECT. -#}
   {%- set usable = cuts | select('le', cut) | select('ge', cut - lag) | list -%}
   {%- set state_cut = usable | max if usable else cut -%}
-  {%- set unwritten_state = stream_windows._sw_fenl_state_at(source, entities, time_column, arrival_order, pipelines, spec, inc, key, plan.exclude, state_cut, state_table, cuts, plan.floor) -%}
+  {%- set state = stream_windows._sw_fenl_state_at(source, entities, time_column, arrival_order, pipelines, spec, inc, key, plan.exclude, state_cut, state_table, cuts, plan.floor) -%}
   {%- set rows = stream_windows._sw_fenl_rows_from(source, entities, time_column, arrival_order, spec, inc, {'from_key': state_cut, 'key': plan.key, 'exclude': plan.exclude, 'arrival_order': arrival_order, 'floor': plan.floor}, none) -%}
-  {%- set kept_state = unwritten_state if unwritten_state is not none else state_table -%}
+  {%- if flags.WHICH in ('run', 'build') -%}
+    {%- do plan.prepare.extend(state.statements) -%}
+    {%- set kept_state = state_table -%}
+  {%- else -%}
+    {%- set kept_state = ('(' ~ state.query ~ ')') if state.query is not none else state_table -%}
+  {%- endif -%}
   {%- set prior = '(select * except (state_cut) from ' ~ kept_state ~ ' as _sw_kept_state where state_cut = ' ~ state_cut ~ ')' -%}
   {%- set internal = stream_windows._sw_fenl_internal_stateful_columns(spec, pipelines) -%}
+{{ stream_windows._sw_plan_comment(plan) }}
 select
     {{ (passthrough | join(', ')) if passthrough else '* except (' ~ internal | join(', ') ~ ')' }},
     {{ stream_windows._sw_fenl_outputs(pipelines) | join(',\n    ') }},
@@ -350,17 +363,19 @@ where {{ key }} >= {{ cut }}
       month or a year before it for those periods (the arrival floor's horizon). -#}
   {%- set day = 86400000000 if inc.kind == 'interval' else inc.partition -%}
   {%- set horizon = (0 if time_zone == 'UTC' else day) if period in ('hourly', 'daily') else day * {'monthly': 32, 'yearly': 367}[period] -%}
-  {%- set plan = stream_windows._sw_incremental_plan(macro_name, inc, relation, arrival_order, entities, none, 0, 'input', reopen=false, horizon=horizon) -%}
+  {%- set entity_table = this.incorporate(path={'identifier': this.identifier ~ '__fenl_entities'}) -%}
+  {#- Without its entities (a full build that failed after its prepare hook dropped
+      them), a run cannot tell new entities: it rebuilds every period. -#}
+  {%- set plan = stream_windows._sw_incremental_plan(macro_name, inc, relation, arrival_order, entities, none, 0, 'input', reopen=false, horizon=horizon,
+      full=is_incremental() and load_relation(entity_table) is none) -%}
   {%- set key = stream_windows._sw_incremental_key(inc) -%}
   {%- set bounds = stream_windows._sw_fenl_period_sql(period, time_zone) -%}
-  {%- set entity_table = this.incorporate(path={'identifier': this.identifier ~ '__fenl_entities'}) if execute else none -%}
   {%- set entity_sql = entities | join(', ') -%}
-  {%- if plan is none -%}
-    {%- if execute and flags.WHICH in ('run', 'build') -%}
-      {%- do run_query('drop table if exists ' ~ entity_table) -%}
-      {%- do run_query('create table ' ~ entity_table ~ ' using parquet as select distinct ' ~ entity_sql ~ ' from ' ~ source ~ ' as _sw_input') -%}
-    {%- endif -%}
-    {{ return('select *, to_date(period_start) as time_partition from (' ~ stream_windows._sw_fenl_cron(source, entities, time_column, arrival_order, pipelines, period, time_zone) ~ ') as _sw_full') }}
+  {%- if plan.full -%}
+    {#- The entities of a full build: dropped before its write, kept after it. -#}
+    {%- do plan.prepare.append('drop table if exists ' ~ entity_table) -%}
+    {%- do plan.commit.append('create table ' ~ entity_table ~ ' using parquet as select distinct ' ~ entity_sql ~ ' from ' ~ source ~ ' as _sw_input') -%}
+    {{ return(stream_windows._sw_plan_comment(plan) ~ '\nselect *, to_date(period_start) as time_partition from (' ~ stream_windows._sw_fenl_cron(source, entities, time_column, arrival_order, pipelines, period, time_zone) ~ ') as _sw_full') }}
   {%- endif -%}
   {#- The key (period) of an instant given in microseconds, and a period's start in microseconds. -#}
   {%- set key_of = 'select ' ~ bounds.key ~ ' as _sw_period from (select timestamp_micros(%s) as _sw_time) as _sw_instant' -%}
@@ -393,10 +408,12 @@ where {{ key }} >= {{ cut }}
       ~ ' and not exists (select 1 from ' ~ entity_table ~ ' as _sw_known where ' ~ on | join(' and ') ~ ')' -%}
   {#- An entity the table has never seen has new rows and no processed row since the
       plan's cut: when the plan counted no such group, none is new (no query). -#}
+  {%- set grid_entities = entity_table -%}
   {%- if plan.fresh_groups_unseen_since_cut != 0 and run_query('select count(*) as n from (' ~ unseen ~ ') as _sw_unseen').rows[0]['n'] > 0 -%}
-    {#- Recorded by `dbt run` and `dbt build` only: a compile or a show that recorded
-        them would hide them from the next run, which would then skip their periods. -#}
-    {%- if flags.WHICH in ('run', 'build') -%}{%- do run_query('insert into ' ~ entity_table ~ ' ' ~ unseen) -%}{%- endif -%}
+    {%- set grid_entities = '(select * from ' ~ entity_table ~ ' union all ' ~ unseen ~ ')' -%}
+    {#- Recorded by the commit hook, after the write: recorded before it, they would
+        be hidden from a rerun of a run that failed, which would skip their periods. -#}
+    {%- do plan.commit.insert(0, 'insert into ' ~ entity_table ~ ' ' ~ unseen) -%}
     {%- set span_first = run_query(span_first_query).rows[0]['s'] | int -%}
     {%- set x = stream_windows._sw_partition_start(inc, span_first) -%}
     {%- set source = '(select * from ' ~ relation ~ ' as _sw_all where ' ~ stream_windows._sw_key_from(plan, x) ~ ')' -%}
@@ -428,7 +445,7 @@ where {{ key }} >= {{ cut }}
 select {{ grid_columns | join(', ') }}, _sw_grid._sw_period, {{ on_grid | join(', ') }}
 from (
     select _sw_entities.*, _sw_periods._sw_period
-    from {{ entity_table }} as _sw_entities
+    from {{ grid_entities }} as _sw_entities
     cross join (
         select explode({{ stream_windows._sw_fenl_period_keys(bounds, '(' ~ (key_of | format(lo)) ~ ')', '(' ~ (key_of | format(hi)) ~ ')') }}) as _sw_period
     ) as _sw_periods
@@ -440,6 +457,7 @@ left join (
 ) as _sw_cells
 on {{ join_on | join(' and ') }}
   {%- endset -%}
+{{ stream_windows._sw_plan_comment(plan) }}
 select *, to_date(period_start) as time_partition
 from (
     select

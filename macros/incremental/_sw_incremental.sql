@@ -30,15 +30,14 @@
     checks nothing and builds no SQL, so one model's bad argument fails that model
     alone, when it compiles to run, and never `dbt parse`, `dbt ls` or a build that
     does not select it. Parsing is when dbt takes a model's config, so an incremental
-    model registers here the post-hook that records its watermark (watermark_from:
-    'output' or 'input', see _sw_incremental_plan). Arguments too broken to name a
-    time column register none: such a model fails before it writes anything. -#}
-{% macro _sw_parse_only(incremental, time_column, arrival_order, watermark_from='output') %}
+    model registers here the two hooks that carry out its plan (_sw_prepare_state
+    before the model's write, _sw_commit_state after it). Arguments too broken to
+    name a time column register none: such a model fails before it writes anything. -#}
+{% macro _sw_parse_only(incremental, time_column) %}
   {%- if incremental is mapping -%}
     {%- set column = time_column if time_column is not none else incremental.get('time_column') -%}
     {%- if column is string and column -%}
-      {%- set key = stream_windows._sw_incremental_key({'time_column': column, 'kind': 'interval' if incremental.get('partition') == 'day' else 'number'}) -%}
-      {%- do config(post_hook=["{{ stream_windows._sw_record_watermark('" ~ key ~ "', '" ~ arrival_order ~ "', '" ~ watermark_from ~ "') }}"]) -%}
+      {%- do config(pre_hook=["{{ stream_windows._sw_prepare_state() }}"], post_hook=["{{ stream_windows._sw_commit_state() }}"]) -%}
     {%- endif -%}
   {%- endif -%}
   {{ return('select 1 as parsed') }}
@@ -105,8 +104,9 @@
   {%- endif -%}
 {% endmacro %}
 
-{% macro _sw_incremental_plan(macro_name, spec, relation, arrival_order, partitions, reach_past, reach_future, watermark_from='output', reopen=true, horizon=none) %}
-  {#- What this run recomputes: none for a full build, else {'from_key': the first
+{% macro _sw_incremental_plan(macro_name, spec, relation, arrival_order, partitions, reach_past, reach_future, watermark_from='output', reopen=true, horizon=none, full=false) %}
+  {#- What this run recomputes, and what its hooks write (the plan, below; full true
+      for a full build, or when `full` asks for one), else {'from_key': the first
       recomputed partition's start, 'input_from_key': from_key - reach_past (none when
       the lookback is counted in rows), 'exclude': a condition on input rows that
       never enter a window (audited late rows) or none, 'key', and two that only an
@@ -123,10 +123,17 @@
       Windows that never stay open past their own period (panes, cron periods) pass
       reopen false.
       The latest time W and arrival position S a model holds are kept in its table
-      property stream_windows.watermark, written by a post-hook after each build from
-      the partitions that build wrote: reading them costs no scan. A run that dies
-      between its insert and the hook leaves the older values, so the next run
+      property stream_windows.watermark, written by the commit hook after each build
+      from the partitions that build wrote: reading them costs no scan. A run that
+      dies between its insert and the hook leaves the older values, so the next run
       recomputes a little more, to the same rows.
+      This macro only reads. What the run must write besides the model's rows goes in
+      the plan: 'prepare' (statements before the write), 'commit' (after it: the
+      late-row audit, then the watermark), and what the watermark is made of
+      ('since', 'next_floor', 'next_watermark'). The model's compiled SQL carries it
+      (_sw_plan_comment) to the hooks registered at parse time (_sw_parse_only), which
+      the materialization runs around its write: a compile, a show or a docs generate
+      write nothing, and no session setting passes anything between steps.
       The property also keeps an arrival floor (F, A): every input row with key >= F
       has an arrival position >= A (F is the lowest key the next run reads in the
       usual case: this run's first recomputed partition minus `horizon`, which
@@ -144,8 +151,8 @@
   {%- if is_incremental() and 'time_partition' not in (adapter.get_columns_in_relation(this) | map(attribute='name') | list) -%}
     {{ exceptions.raise_compiler_error(macro_name ~ "() in model " ~ model.name ~ ": the table " ~ this ~ " was built without time_partition (before the model was incremental); rebuild it once with --full-refresh.") }}
   {%- endif -%}
-  {%- set seen = stream_windows._sw_recorded_watermark(spec) if is_incremental() else none -%}
-  {%- if seen is none and is_incremental() and watermark_from == 'output' -%}
+  {%- set seen = stream_windows._sw_recorded_watermark(spec) if is_incremental() and not full else none -%}
+  {%- if seen is none and is_incremental() and not full and watermark_from == 'output' -%}
     {#- No recorded watermark (the build that made the table died before its post-hook):
         read it from the data once (an input-watermark model rebuilds every partition). -#}
     {%- set seen = stream_windows._sw_latest(key, arrival_order, this) -%}
@@ -153,13 +160,20 @@
   {%- endif -%}
   {%- set step = 86400000000 if spec.kind == 'interval' else spec.partition -%}
   {%- set horizon = horizon if horizon is not none else (reach_past if reach_past is not none else 16 * step) -%}
+  {%- set audit = this.incorporate(path={'identifier': this.identifier ~ '__late_rows'}) -%}
+  {%- set fingerprints = {'table': this.incorporate(path={'identifier': this.identifier ~ '__input_fingerprints'}) | string, 'input': relation | string,
+      'part': '(' ~ key ~ ' - pmod(' ~ key ~ ', ' ~ step ~ '))', 'key': key, 'arrival_order': arrival_order, 'from_key': none, 'fresh_after': none} -%}
+  {%- set plan = {'full': seen is none, 'key': key, 'arrival_order': arrival_order, 'watermark_from': watermark_from, 'since': 'all',
+      'floor': none, 'next_floor': none, 'next_watermark': none, 'fingerprints': fingerprints, 'prepare': [], 'commit': [], 'notes': []} -%}
   {%- if seen is none -%}
-    {%- do run_query('set ' ~ stream_windows._sw_recomputed_conf() ~ '=all') -%}
-    {%- set floor_conf = 'none' -%}
+    {#- A full build holds every input row, the audited late rows too: their audit goes
+        with it, after the write (a failed build keeps it), else the next scheduled run
+        would take them out of the windows again. -#}
+    {%- do plan.commit.append('drop table if exists ' ~ audit) -%}
     {%- if watermark_from == 'input' or flags.WHICH in ('run', 'build') -%}
       {%- set now = stream_windows._sw_latest(key, arrival_order, relation) -%}
-      {%- if watermark_from == 'input' -%}
-        {%- do run_query('set ' ~ stream_windows._sw_next_watermark_conf() ~ '=' ~ ((now['w'] ~ '|' ~ now['s']) if now['w'] is not none else 'none')) -%}
+      {%- if watermark_from == 'input' and now['w'] is not none -%}
+        {%- do plan.update({'next_watermark': now['w'] ~ '|' ~ now['s']}) -%}
       {%- endif -%}
       {#- The first arrival floor, for the first scheduled run: one pass over the rows
           from its key (by `dbt run` and `dbt build` only; a compile need not pay it). -#}
@@ -167,11 +181,10 @@
         {%- set newest = now['w'] | int if spec.kind == 'interval' else now['w'] | float -%}
         {%- set floor_key = stream_windows._sw_partition_start(spec, newest - reach_future) - horizon -%}
         {%- set floor_arrival = run_query('select cast(min(' ~ arrival_order ~ ') as string) as a from ' ~ relation ~ ' as _sw_input where ' ~ key ~ ' >= ' ~ floor_key).rows[0]['a'] -%}
-        {%- set floor_conf = floor_key ~ '|' ~ (floor_arrival if floor_arrival is not none else now['s']) -%}
+        {%- do plan.update({'next_floor': floor_key ~ '|' ~ (floor_arrival if floor_arrival is not none else now['s'])}) -%}
       {%- endif -%}
     {%- endif -%}
-    {%- do run_query('set ' ~ stream_windows._sw_floor_conf() ~ '=' ~ floor_conf) -%}
-    {{ return(none) }}
+    {{ return(plan) }}
   {%- endif -%}
   {%- set w = seen['w'] | int if spec.kind == 'interval' else seen['w'] | float -%}
   {%- set s = seen['s'] -%}
@@ -179,7 +192,6 @@
   {#- The next arrival floor, at the usual first read of the next run. -#}
   {%- set next_floor_key = stream_windows._sw_partition_start(spec, w - reach_future) - horizon -%}
   {%- set next_floor = 'select cast(min(' ~ arrival_order ~ ') as string) as _sw_next_floor from ' ~ relation ~ ' as _sw_input where ' ~ stream_windows._sw_key_from(reads, next_floor_key) -%}
-  {%- set audit = this.incorporate(path={'identifier': this.identifier ~ '__late_rows'}) -%}
   {%- set audited = load_relation(audit) -%}
   {%- set exclude = (arrival_order ~ ' in (select ' ~ arrival_order ~ ' from ' ~ audited ~ ')') if audited is not none else none -%}
   {%- set is_fresh = arrival_order ~ ' > ' ~ s ~ (' and not ' ~ exclude if exclude else '') -%}
@@ -216,11 +228,25 @@
       out the audited late rows, which every read the floor narrows leaves out too. -#}
   {%- set floor_from_touched = watermark_from == 'input' and next_floor_key == lo -%}
   {%- if not floor_from_touched -%}{%- do questions.append('(' ~ next_floor ~ ') as _sw_floor') -%}{%- endif -%}
+  {#- Rows changed in place below the recomputed span: each build records per input
+      partition the count and a checksum of the rows it processed (arrival position up
+      to its S, kept with them: audited late rows that arrived since stay out of the
+      comparison), and this run compares the partitions it does not recompute (the
+      earliest that differs). -#}
+  {%- set check_until = stream_windows._sw_partition_start(spec, w - reach_future) -%}
+  {%- set recorded = load_relation(this.incorporate(path={'identifier': this.identifier ~ '__input_fingerprints'})) -%}
+  {%- if recorded is not none -%}
+    {%- set current = stream_windows._sw_fingerprint_query(fingerprints, key ~ ' < ' ~ check_until, s, recorded) -%}
+    {%- do questions.append('(select min(_sw_part) as _sw_changed_part, min_by(_sw_was, _sw_part) as _sw_changed_was, min_by(_sw_is, _sw_part) as _sw_changed_is from ('
+        ~ 'select coalesce(_sw_now_fp.input_partition, _sw_was_fp.input_partition) as _sw_part, _sw_was_fp.input_rows as _sw_was, _sw_now_fp.input_rows as _sw_is from ('
+        ~ current ~ ') as _sw_now_fp full outer join (select * from ' ~ recorded ~ ' where input_partition < ' ~ check_until ~ ') as _sw_was_fp on _sw_now_fp.input_partition = _sw_was_fp.input_partition'
+        ~ ' where not (_sw_now_fp.input_rows <=> _sw_was_fp.input_rows and _sw_now_fp.input_checksum <=> _sw_was_fp.input_checksum)) as _sw_changes) as _sw_changed') -%}
+  {%- endif -%}
   {%- set now = run_query('select * from ' ~ questions | join(' cross join ') ~ ' left join (select *, true as _sw_found from (' ~ first_late ~ ') as _sw_first) as _sw_first_late on true').rows[0] -%}
   {%- set row = now if now['_sw_found'] else none -%}
   {#- No row from the floor's key on yet: every later row arrives after S. -#}
   {%- set next_floor_arrival = now['_sw_now_first_arrival'] if floor_from_touched else now['_sw_next_floor'] -%}
-  {%- do run_query('set ' ~ stream_windows._sw_floor_conf() ~ '=' ~ next_floor_key ~ '|' ~ (next_floor_arrival if next_floor_arrival is not none else s)) -%}
+  {%- do plan.update({'next_floor': next_floor_key ~ '|' ~ (next_floor_arrival if next_floor_arrival is not none else s)}) -%}
   {%- if row is not none -%}
     {%- set where = [] -%}
     {%- for column in partitions -%}{%- do where.append(column ~ '=' ~ row[column]) -%}{%- endfor -%}
@@ -237,23 +263,35 @@
           ~ arrival_order ~ " " ~ row[arrival_order] ~ (" (" ~ where | join(', ') ~ ")" if where else "") ~ ", has " ~ spec.time_column ~ " "
           ~ row['t'] ~ ", before " ~ watermark ~ ", the latest " ~ spec.time_column ~ " this model has processed. Set incremental['late_rows'] to "
           ~ "'audit' (keep them out, in " ~ audit ~ ") or 'reprocess' (recompute the windows they fall in), or rebuild with --full-refresh.") }}
-    {%- elif spec.late_rows == 'audit' and flags.WHICH not in ('run', 'build') -%}
-      {#- A compile, show or docs generate audits nothing: its SQL leaves the late rows
-          out by their condition, and the next run audits them. -#}
-      {%- set exclude = '((' ~ is_fresh ~ ') and ' ~ late_condition ~ (' or ' ~ exclude if exclude else '') ~ ')' -%}
     {%- elif spec.late_rows == 'audit' -%}
-      {%- if audited is none -%}
-        {%- do run_query('create table ' ~ audit ~ ' using parquet as select *, cast(null as string) as late_reason, cast(null as string) as late_watermark, current_timestamp() as audited_at from ' ~ relation ~ ' where false') -%}
-      {%- endif -%}
-      {%- do run_query('insert into ' ~ audit ~ ' select *, ' ~ "'" ~ spec.time_column ~ " before the latest processed time' as late_reason, '" ~ watermark
-          ~ "' as late_watermark, current_timestamp() as audited_at from " ~ fresh ~ ' as _sw_fresh where ' ~ late_condition) -%}
-      {%- do log(macro_name ~ '() in model ' ~ model.name ~ ': ' ~ row['n'] ~ ' late row(s) audited to ' ~ audit ~ ' and left out of the windows (first: '
-          ~ arrival_order ~ ' ' ~ row[arrival_order] ~ ', ' ~ spec.time_column ~ ' ' ~ row['t'] ~ ', before ' ~ watermark ~ ')', info=true) -%}
-      {%- set exclude = arrival_order ~ ' in (select ' ~ arrival_order ~ ' from ' ~ audit ~ ')' -%}
+      {#- This run leaves the late rows out by their condition; its commit hook audits
+          them after the write (a run that dies before then audits them next time). -#}
+      {%- set late = '((' ~ is_fresh ~ ') and ' ~ late_condition ~ ')' -%}
+      {%- do plan.commit.append('create table if not exists ' ~ audit ~ ' using parquet as select *, cast(null as string) as late_reason, cast(null as string) as late_watermark, current_timestamp() as audited_at from ' ~ relation ~ ' where false') -%}
+      {%- do plan.commit.append('insert into ' ~ audit ~ ' select *, ' ~ "'" ~ spec.time_column ~ " before the latest processed time' as late_reason, '" ~ watermark
+          ~ "' as late_watermark, current_timestamp() as audited_at from " ~ relation ~ ' as _sw_late where ' ~ late) -%}
+      {%- do plan.notes.append(macro_name ~ '() in model ' ~ model.name ~ ': ' ~ row['n'] ~ ' late row(s) audited to ' ~ audit ~ ' and left out of the windows (first: '
+          ~ arrival_order ~ ' ' ~ row[arrival_order] ~ ', ' ~ spec.time_column ~ ' ' ~ row['t'] ~ ', before ' ~ watermark ~ ')') -%}
+      {%- set exclude = '(' ~ late ~ (' or ' ~ exclude if exclude else '') ~ ')' -%}
     {%- else -%}
       {%- set earliest = row['earliest'] | int if spec.kind == 'interval' else row['earliest'] | float -%}
       {%- set from_key = [from_key, earliest - reach_future] | min -%}
       {%- do log(macro_name ~ '() in model ' ~ model.name ~ ': ' ~ row['n'] ~ ' late row(s); recomputing from ' ~ spec.time_column ~ ' ' ~ row['t'] ~ "'s partition", info=true) -%}
+    {%- endif -%}
+  {%- endif -%}
+  {%- set changed = recorded is not none and now['_sw_changed_part'] is not none -%}
+  {%- if changed -%}
+    {%- set part = now['_sw_changed_part'] | int if spec.kind == 'interval' else now['_sw_changed_part'] | float -%}
+    {%- set part_text = modules.datetime.datetime.utcfromtimestamp(part / 1000000).strftime('%Y-%m-%d') if spec.kind == 'interval' else part -%}
+    {%- set what = "the input's rows with " ~ spec.time_column ~ " in the partition starting " ~ part_text ~ " changed after this model processed them ("
+        ~ (now['_sw_changed_was'] if now['_sw_changed_was'] is not none else 0) ~ " row(s) then, " ~ (now['_sw_changed_is'] if now['_sw_changed_is'] is not none else 0)
+        ~ " now, or the same count with other values)" -%}
+    {%- if spec.late_rows == 'reprocess' -%}
+      {%- set from_key = [from_key, part - reach_future] | min -%}
+      {%- do log(macro_name ~ '() in model ' ~ model.name ~ ': ' ~ what ~ '; recomputing from that partition', info=true) -%}
+    {%- else -%}
+      {{ exceptions.raise_compiler_error(macro_name ~ "() in model " ~ model.name ~ ": " ~ what ~ ". Set incremental['late_rows'] to 'reprocess' (recompute from that partition) or rebuild with --full-refresh"
+          ~ (" ('audit' keeps late rows out; a row changed in place has no earlier version left to keep)." if spec.late_rows == 'audit' else ".")) }}
     {%- endif -%}
   {%- endif -%}
   {%- if watermark_from == 'input' -%}
@@ -263,9 +301,10 @@
         arrival. A group with fresh rows and no processed row there had its last
         processed time (and provisional last window) earlier: only those groups are
         looked up in the older history. -#}
-    {%- if row is not none -%}
-      {#- Late rows audited (a new exclusion) or reprocessed (an earlier from_key):
-          the groups' aggregation above read another span. -#}
+    {%- if row is not none or changed -%}
+      {#- Late rows audited (a new exclusion) or reprocessed, or changed rows
+          reprocessed (an earlier from_key): the groups' aggregation above read
+          another span. -#}
       {%- set lo = stream_windows._sw_partition_start(spec, from_key) -%}
       {%- set touched = stream_windows._sw_touched_groups(relation, reads, s, lo, exclude, groups, group_select) -%}
       {%- set now = run_query(touched.summary).rows[0] -%}
@@ -284,18 +323,20 @@
     {%- endif -%}
     {%- set next_w = w if now['_sw_now_w'] is none or (now['_sw_now_w'] | float) < w else now['_sw_now_w'] -%}
     {%- set next_s = s if now['_sw_now_s'] is none or (now['_sw_now_s'] | float) < (s | float) else now['_sw_now_s'] -%}
-    {%- do run_query('set ' ~ stream_windows._sw_next_watermark_conf() ~ '=' ~ next_w ~ '|' ~ next_s) -%}
+    {%- do plan.update({'next_watermark': next_w ~ '|' ~ next_s}) -%}
   {%- endif -%}
   {%- set from_key = stream_windows._sw_partition_start(spec, from_key) -%}
   {%- set first_partition = ("date'" ~ modules.datetime.datetime.utcfromtimestamp(from_key / 1000000).strftime('%Y-%m-%d') ~ "'") if spec.kind == 'interval' else from_key -%}
-  {%- do run_query('set ' ~ stream_windows._sw_recomputed_conf() ~ '=' ~ first_partition) -%}
+  {%- do plan.update({'since': first_partition}) -%}
+  {%- do fingerprints.update({'from_key': from_key, 'fresh_after': s}) -%}
   {#- fresh_groups_unseen_since_cut: how many groups have new rows and no processed row
       from from_key's partition on (so possibly none at all: new groups); an
       input-watermark plan counts them, others give none (unknown). -#}
-  {{ return({'from_key': from_key, 'input_from_key': (from_key - reach_past) if reach_past is not none else none, 'exclude': exclude, 'key': key,
-      'arrival_order': arrival_order, 'floor': reads.floor,
+  {%- do plan.update({'from_key': from_key, 'input_from_key': (from_key - reach_past) if reach_past is not none else none, 'exclude': exclude,
+      'floor': reads.floor,
       'fresh_groups_unseen_since_cut': now['_sw_now_reopened'] if watermark_from == 'input' else none,
-      'kept_key_range': kept_key_range if watermark_from == 'input' else none}) }}
+      'kept_key_range': kept_key_range if watermark_from == 'input' else none}) -%}
+  {{ return(plan) }}
 {% endmacro %}
 
 {% macro _sw_touched_groups(relation, reads, s, lo, exclude, groups, group_select) %}
@@ -329,30 +370,11 @@
   {{ return(reads.key ~ ' >= ' ~ bound ~ ((' and ' ~ reads.arrival_order ~ ' >= ' ~ floor.arrival) if covered else '')) }}
 {% endmacro %}
 
-{% macro _sw_floor_conf() %}
-  {#- A session setting holding 'F|A', the arrival floor a run (or full build) found
-      for the next run, for its post-hook ('none' when it found none). -#}
-  {{ return('stream_windows.arrival_floor.' ~ local_md5(this | string)) }}
-{% endmacro %}
-
-{% macro _sw_recomputed_conf() %}
-  {#- A session setting naming the first partition this run of the model recomputes
-      ('all' for a full build), for its post-hook. Keyed by a hash of the relation:
-      Spark redacts the values of settings whose names contain "url" (as in hourly). -#}
-  {{ return('stream_windows.recomputed_from.' ~ local_md5(this | string)) }}
-{% endmacro %}
-
 {% macro _sw_latest(key, arrival_order, relation, where=none) %}
   {#- {'w': the latest time key, 's': the latest arrival position} of `relation` (rows
       matching `where`), as strings; both none when it has no row. -#}
   {{ return(run_query('select cast(max(' ~ key ~ ') as string) as w, cast(max(' ~ arrival_order ~ ') as string) as s from '
       ~ relation ~ (' where ' ~ where if where else '')).rows[0]) }}
-{% endmacro %}
-
-{% macro _sw_next_watermark_conf() %}
-  {#- A session setting holding 'W|S' of the input a run of an input-watermark model
-      read, for its post-hook ('none' when the input is empty). -#}
-  {{ return('stream_windows.next_watermark.' ~ local_md5(this | string)) }}
 {% endmacro %}
 
 {% macro _sw_recorded_watermark(spec=none) %}
@@ -371,37 +393,152 @@
   {{ return(none) }}
 {% endmacro %}
 
-{% macro _sw_record_watermark(key, arrival_order, watermark_from='output') %}
-  {#- The post-hook: the model's latest time key and arrival position, from the
-      partitions this build wrote and the values recorded before (or, for an
-      input-watermark model, from what its run read), into the table property
-      stream_windows.watermark. -#}
-  {%- if not execute -%}{{ return('') }}{%- endif -%}
-  {%- set since = run_query('set ' ~ stream_windows._sw_recomputed_conf()).rows[0][1] -%}
-  {%- if since == 'all' -%}
-    {#- A full build holds every input row, the audited late rows too: their audit goes
-        with it (after the write, so a failed build keeps it), else the next scheduled
-        run would take them out of the windows again. -#}
-    {%- do run_query('drop table if exists ' ~ this.incorporate(path={'identifier': this.identifier ~ '__late_rows'})) -%}
+{#- The plan's way from compile to the hooks: the model's compiled SQL carries it as
+    a comment, `/* stream_windows.plan {...} */`, which the hooks read from the
+    compiled code of the model they run for. So what a run writes is what its own SQL
+    was planned with, whatever ran in the session before. -#}
+{% macro _sw_plan_comment(plan) %}
+  {%- set carried = {} -%}
+  {%- for field in ['full', 'key', 'arrival_order', 'watermark_from', 'since', 'next_floor', 'next_watermark', 'fingerprints', 'prepare', 'commit', 'notes'] -%}
+    {%- do carried.update({field: plan[field]}) -%}
+  {%- endfor -%}
+  {%- do carried.update({'relation': this | string}) -%}
+  {#- Every slash escaped (JSON's \/): no comment can open or close inside it. -#}
+  {{ return('/* stream_windows.plan ' ~ tojson(carried).replace('/', '\\/') ~ ' */') }}
+{% endmacro %}
+
+{% macro _sw_model_plan() %}
+  {#- The plan the running model's compiled SQL carries, or none (a model that holds
+      no incremental window, or whose compile failed before its plan). -#}
+  {%- set code = compiled_code if compiled_code is defined and compiled_code else '' -%}
+  {%- set marker = '/* stream_windows.plan ' -%}
+  {%- if marker not in code -%}{{ return(none) }}{%- endif -%}
+  {%- set plan = fromjson(code.split(marker, 1)[1].split(' */', 1)[0]) -%}
+  {%- if plan['relation'] != this | string -%}
+    {{ exceptions.raise_compiler_error("stream_windows: model " ~ model.name ~ " carries the incremental plan of " ~ plan['relation'] ~ ", not of " ~ this ~ "; one model holds one incremental window.") }}
   {%- endif -%}
-  {%- set floor = run_query('set ' ~ stream_windows._sw_floor_conf()).rows[0][1] -%}
-  {%- set floor = ('|' ~ floor) if floor not in (none, 'none', '<undefined>') else '' -%}
-  {%- if watermark_from == 'input' -%}
-    {%- set next = run_query('set ' ~ stream_windows._sw_next_watermark_conf()).rows[0][1] -%}
-    {%- if next in (none, 'none', '<undefined>') -%}{{ return('') }}{%- endif -%}
-    {{ return("alter table " ~ this ~ " set tblproperties ('stream_windows.watermark' = '" ~ next ~ floor ~ "')") }}
+  {{ return(plan) }}
+{% endmacro %}
+
+{% macro _sw_prepare_state() %}
+  {#- The pre-hook: what the model's SELECT reads and a failed run may leave behind,
+      since the next run makes the same (a Fenl state at the cut this run starts
+      from; a full build drops the state an older input made). -#}
+  {%- set plan = stream_windows._sw_model_plan() if execute else none -%}
+  {%- if plan is none -%}{{ return('') }}{%- endif -%}
+  {%- for statement in plan.prepare -%}
+    {%- do run_query(statement) -%}
+    {%- if loop.first -%}{{ stream_windows._sw_failpoint('in_prepare') }}{%- endif -%}
+  {%- endfor -%}
+  {{ stream_windows._sw_failpoint('after_prepare') }}
+  {{ return('') }}
+{% endmacro %}
+
+{% macro _sw_commit_state() %}
+  {#- The post-hook, after the model's rows are written. First the new watermark is
+      worked out (reads only): the model's latest time key and arrival position, from
+      the partitions this build wrote and the values recorded before (or, for an
+      input-watermark model, from what its run read). Then, in order: the input
+      partitions' fingerprints (first, so that the window in which the table and its
+      fingerprints disagree is as short as it can be), the plan's commit statements
+      (the late-row audit, a Fenl cron window's entities, a full build's Fenl state),
+      and last the watermark, with the next arrival floor, into the table property
+      stream_windows.watermark. A run that dies before the watermark leaves the older
+      one: the next run recomputes from there, to the same rows, and finds its late
+      rows again (those already audited stay out). -#}
+  {%- set plan = stream_windows._sw_model_plan() if execute else none -%}
+  {%- if plan is none -%}{{ return('') }}{%- endif -%}
+  {{ stream_windows._sw_failpoint('before_commit') }}
+  {%- set floor = ('|' ~ plan.next_floor) if plan.next_floor is not none else '' -%}
+  {%- set watermark = none -%}
+  {%- if plan.watermark_from == 'input' -%}
+    {%- set watermark = plan.next_watermark -%}
+  {%- else -%}
+    {%- set partial = not plan.full -%}
+    {%- set now = stream_windows._sw_latest(plan.key, plan.arrival_order, this, ('time_partition >= ' ~ plan.since) if partial else none) -%}
+    {%- set before = stream_windows._sw_recorded_watermark() if partial else none -%}
+    {%- set w = now['w'] -%}
+    {%- set s = now['s'] -%}
+    {%- if before is not none -%}
+      {%- set w = before['w'] if w is none or (before['w'] | float) > (w | float) else w -%}
+      {%- set s = before['s'] if s is none or (before['s'] | float) > (s | float) else s -%}
+    {%- endif -%}
+    {%- set watermark = (w ~ '|' ~ s) if w is not none else none -%}
   {%- endif -%}
-  {%- set partial = since not in (none, 'all', '<undefined>') -%}
-  {%- set now = stream_windows._sw_latest(key, arrival_order, this, ('time_partition >= ' ~ since) if partial else none) -%}
-  {%- set before = stream_windows._sw_recorded_watermark() if partial else none -%}
-  {%- set w = now['w'] -%}
-  {%- set s = now['s'] -%}
-  {%- if before is not none -%}
-    {%- set w = before['w'] if w is none or (before['w'] | float) > (w | float) else w -%}
-    {%- set s = before['s'] if s is none or (before['s'] | float) > (s | float) else s -%}
+  {%- if watermark is not none -%}
+    {{ stream_windows._sw_record_fingerprints(plan.fingerprints, watermark.split('|')[1]) }}
   {%- endif -%}
-  {%- if w is none -%}{{ return('') }}{%- endif -%}
-  {{ return("alter table " ~ this ~ " set tblproperties ('stream_windows.watermark' = '" ~ w ~ "|" ~ s ~ floor ~ "')") }}
+  {%- for statement in plan.commit -%}
+    {%- do run_query(statement) -%}
+    {%- if loop.first -%}{{ stream_windows._sw_failpoint('in_commit') }}{%- endif -%}
+  {%- endfor -%}
+  {{ stream_windows._sw_failpoint('in_commit') if not plan.commit }}
+  {%- for note in plan.notes -%}{%- do log(note, info=true) -%}{%- endfor -%}
+  {%- if watermark is not none -%}
+    {%- do run_query("alter table " ~ this ~ " set tblproperties ('stream_windows.watermark' = '" ~ watermark ~ floor ~ "')") -%}
+  {%- endif -%}
+  {{ return('') }}
+{% endmacro %}
+
+{% macro _sw_fingerprint_query(fingerprints, where, s, recorded=none) %}
+  {#- Per input partition (its start key), the count and an order-free checksum (the
+      sum of each row's xxhash64) of the input rows matching `where` and processed by
+      the build that recorded the partition: arrival position <= its recorded_arrival
+      in `recorded` (a fingerprints table), or <= s where none is recorded. -#}
+  {%- set hashed = 'select ' ~ fingerprints.part ~ ' as _sw_part, ' ~ fingerprints.arrival_order ~ ' as _sw_arrival, xxhash64(struct(*)) as _sw_hash from '
+      ~ fingerprints.input ~ ' as _sw_input where ' ~ where -%}
+  {%- if recorded is not none -%}
+    {%- set hashed = 'select _sw_hashed.* from (' ~ hashed ~ ') as _sw_hashed left join ' ~ recorded ~ ' as _sw_recorded on _sw_hashed._sw_part = _sw_recorded.input_partition'
+        ~ ' where _sw_hashed._sw_arrival <= coalesce(_sw_recorded.recorded_arrival, ' ~ s ~ ')' -%}
+  {%- else -%}
+    {%- set hashed = 'select * from (' ~ hashed ~ ') as _sw_hashed where _sw_arrival <= ' ~ s -%}
+  {%- endif -%}
+  {{ return('select _sw_part as input_partition, count(*) as input_rows, sum(cast(_sw_hash as decimal(38, 0))) as input_checksum from (' ~ hashed ~ ') as _sw_rows group by _sw_part') }}
+{% endmacro %}
+
+{% macro _sw_record_fingerprints(fingerprints, s) %}
+  {#- The commit's record of the input partitions this build processed: those it
+      recomputed, and those its new rows fell in (late rows audited below the
+      recomputed span), are counted now (arrival position <= s, which each row keeps
+      as recorded_arrival); the others are kept as recorded (the plan found them
+      unchanged). The table is small (a row per partition), rewritten whole from the
+      rows collected here: Spark cannot overwrite a table it reads. -#}
+  {%- if fingerprints.from_key is none -%}
+    {%- set where = fingerprints.key ~ ' is not null' -%}
+  {%- else -%}
+    {%- set where = '(' ~ fingerprints.key ~ ' >= ' ~ fingerprints.from_key ~ ' or ' ~ fingerprints.part ~ ' in (select ' ~ fingerprints.part ~ ' from ' ~ fingerprints.input
+        ~ ' as _sw_new where ' ~ fingerprints.arrival_order ~ ' > ' ~ fingerprints.fresh_after ~ ' and ' ~ fingerprints.key ~ ' < ' ~ fingerprints.from_key ~ '))' -%}
+  {%- endif -%}
+  {%- set rows = run_query('select *, cast(' ~ s ~ ' as double) as recorded_arrival from (' ~ stream_windows._sw_fingerprint_query(fingerprints, where, s) ~ ') as _sw_fresh').rows | list -%}
+  {%- if fingerprints.from_key is not none and load_relation(this.incorporate(path={'identifier': this.identifier ~ '__input_fingerprints'})) is not none -%}
+    {%- set counted = [] -%}
+    {%- for row in rows -%}{%- do counted.append(row[0] | float) -%}{%- endfor -%}
+    {%- set kept = [] -%}
+    {%- for row in run_query('select input_partition, input_rows, input_checksum, recorded_arrival from ' ~ fingerprints.table ~ ' where input_partition < ' ~ fingerprints.from_key).rows if (row[0] | float) not in counted -%}
+      {%- do kept.append(row) -%}
+    {%- endfor -%}
+    {%- set rows = kept + rows -%}
+  {%- endif -%}
+  {%- do run_query('create table if not exists ' ~ fingerprints.table ~ ' (input_partition double, input_rows bigint, input_checksum decimal(38, 0), recorded_arrival double) using parquet') -%}
+  {%- set values = [] -%}
+  {%- for row in rows -%}{%- do values.append('(' ~ row[0] ~ ', ' ~ row[1] ~ ', ' ~ row[2] ~ ', ' ~ row[3] ~ ')') -%}{%- endfor -%}
+  {%- if values -%}
+    {%- do run_query('insert overwrite table ' ~ fingerprints.table ~ ' select * from values ' ~ values | join(', ')) -%}
+  {%- else -%}
+    {%- do run_query('truncate table ' ~ fingerprints.table) -%}
+  {%- endif -%}
+  {{ return('') }}
+{% endmacro %}
+
+{% macro _sw_failpoint(point) %}
+  {#- Fault injection, for the tests that prove the protocol safe: with
+      `--vars '{stream_windows_failpoint: <point>}'` a run fails at that point of its
+      hooks ('in_prepare': after the first prepare statement; 'after_prepare': just
+      before the model's write; 'before_commit': just after it; 'in_commit': after the
+      first commit statement, or before the watermark when there is none). -#}
+  {%- if var('stream_windows_failpoint', none) == point -%}
+    {{ exceptions.raise_compiler_error("stream_windows: failpoint '" ~ point ~ "' reached in model " ~ model.name ~ " (--vars stream_windows_failpoint)") }}
+  {%- endif -%}
 {% endmacro %}
 
 {% macro _sw_counted_context(relation, plan, spec, partitions, n, counted, rank_expr) %}

@@ -17,7 +17,7 @@
     of input rows. The panes' size must divide both s and a (checked on every row). -#}
 {% macro default__merge_partial_aggregates(relation, group_by, aggregates, window) %}
   {%- set macro_name = 'merge_partial_aggregates' -%}
-  {%- if not execute -%}{{ return(stream_windows._sw_parse_only(none, none, none)) }}{%- endif -%}
+  {%- if not execute -%}{{ return(stream_windows._sw_parse_only(none, none)) }}{%- endif -%}
   {%- if relation is none -%}{{ stream_windows._sw_fail(macro_name, 'relation', 'a relation made by partial_aggregate (ref or CTE name)', relation) }}{%- endif -%}
   {%- set groups = stream_windows._sw_as_list(macro_name, 'group_by', group_by) -%}
   {#- RATE's duration is carried by its states (the span of the merged panes). -#}

@@ -23,7 +23,7 @@
     (the states show no arrival position). -#}
 {% macro default__partial_aggregate(relation, group_by, pane, aggregates, arrival_order, incremental) %}
   {%- set macro_name = 'partial_aggregate' -%}
-  {%- if not execute -%}{{ return(stream_windows._sw_parse_only(incremental, pane.get('time_column') if pane is mapping else none, arrival_order, 'input')) }}{%- endif -%}
+  {%- if not execute -%}{{ return(stream_windows._sw_parse_only(incremental, pane.get('time_column') if pane is mapping else none)) }}{%- endif -%}
   {%- if relation is none -%}{{ stream_windows._sw_fail(macro_name, 'relation', 'a relation (ref, source or CTE name)', relation) }}{%- endif -%}
   {%- set groups = stream_windows._sw_as_list(macro_name, 'group_by', group_by) -%}
   {%- if arrival_order is not none and (arrival_order is not string or not arrival_order) -%}
@@ -51,11 +51,16 @@
   {%- endfor -%}
   {%- set keys = groups + paning['keys'] -%}
   {%- set plan = none -%}
+  {%- set planned = none -%}
   {%- if spec is not none -%}
     {#- The pane holding W starts after W - size: recompute from that partition on. -#}
-    {%- set plan = stream_windows._sw_incremental_plan(macro_name, spec, relation, arrival_order, groups, 0, paning.size.size, 'input', reopen=false) -%}
+    {%- set planned = stream_windows._sw_incremental_plan(macro_name, spec, relation, arrival_order, groups, 0, paning.size.size, 'input', reopen=false) -%}
+    {%- set plan = none if planned.full else planned -%}
     {%- do states.append(stream_windows._sw_incremental_partition_column(spec, 'timestamp_micros(_sw_pane_start)' if spec.kind == 'interval' else '_sw_pane_start')) -%}
   {%- endif -%}
+{%- if planned is not none %}
+{{ stream_windows._sw_plan_comment(planned) }}
+{%- endif %}
 select
     {{ (groups + paning.outputs + states) | join(',\n    ') }}
 from (select *, {{ paning.derived | join(', ') if paning.derived else 'true as _sw_one_pane' }} from {{ relation }} as _sw_input) as _sw_paned

@@ -20,7 +20,7 @@
     the latest processed time, whose windows were still open. -#}
 {% macro default__range_window_aggregate(relation, time_column, range, aggregates, partition_by, direction, ties, arrival_order, columns, bounds, final_only, integer_avg, tick, incremental) %}
   {%- set macro_name = 'range_window_aggregate' -%}
-  {%- if not execute -%}{{ return(stream_windows._sw_parse_only(incremental, time_column, arrival_order)) }}{%- endif -%}
+  {%- if not execute -%}{{ return(stream_windows._sw_parse_only(incremental, time_column)) }}{%- endif -%}
   {%- if relation is none -%}{{ stream_windows._sw_fail(macro_name, 'relation', 'a relation (ref, source or CTE name)', relation) }}{%- endif -%}
   {%- if time_column is not string or not time_column -%}{{ stream_windows._sw_fail(macro_name, 'time_column', 'a column name', time_column) }}{%- endif -%}
   {%- set direction = direction | lower if direction is string else direction -%}
@@ -56,6 +56,7 @@
   {%- set source = stream_windows._sw_source_with_bounds(macro_name, relation, bounds, time_column, arrival_order, partitions, passthrough, wanted) -%}
   {%- set spec = stream_windows._sw_incremental_spec(macro_name, incremental, time_column, window_range.kind) -%}
   {%- set plan = none -%}
+  {%- set planned = none -%}
   {%- if spec is not none -%}
     {%- if arrival_order is none -%}{{ stream_windows._sw_fail(macro_name, 'arrival_order', 'a column giving arrival order (such as seq) for an incremental build (it tells new rows from processed ones)', arrival_order) }}{%- endif -%}
     {%- if passthrough and (time_column not in passthrough or arrival_order not in passthrough) -%}
@@ -63,8 +64,9 @@
     {%- endif -%}
     {#- Rowtime bounds are rows of the stream (a time and an arrival position): the
         plan reads them with the data, so a late bound is caught like a late row. -#}
-    {%- set plan = stream_windows._sw_incremental_plan(macro_name, spec, source if bounds is not none else relation, arrival_order, partitions,
+    {%- set planned = stream_windows._sw_incremental_plan(macro_name, spec, source if bounds is not none else relation, arrival_order, partitions,
         window_range.size if direction == 'preceding' else 0, window_range.size if direction == 'following' else 0) -%}
+    {%- set plan = none if planned.full else planned -%}
     {%- if plan is not none -%}
       {%- set source = '(select * from ' ~ source ~ ' as _sw_all where ' ~ stream_windows._sw_key_from(plan, plan.input_from_key) ~ (' and not ' ~ plan.exclude if plan.exclude else '') ~ ')' -%}
     {%- endif -%}
@@ -139,6 +141,9 @@
   {%- if final_only -%}{%- do kept.append('is_final is not false') -%}{%- endif -%}
   {%- if plan is not none -%}{%- do kept.append(plan.key ~ ' >= ' ~ plan.from_key) -%}{%- endif -%}
 
+{%- if planned is not none %}
+{{ stream_windows._sw_plan_comment(planned) }}
+{%- endif %}
 {%- if kept %}
 select * from (
 {%- endif %}

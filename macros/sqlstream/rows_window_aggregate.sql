@@ -9,7 +9,7 @@
     effect on row windows. -#}
 {% macro default__rows_window_aggregate(relation, rows, aggregates, arrival_order, partition_by, columns, integer_avg, incremental) %}
   {%- set macro_name = 'rows_window_aggregate' -%}
-  {%- if not execute -%}{{ return(stream_windows._sw_parse_only(incremental, none, arrival_order)) }}{%- endif -%}
+  {%- if not execute -%}{{ return(stream_windows._sw_parse_only(incremental, none)) }}{%- endif -%}
   {%- if relation is none -%}{{ stream_windows._sw_fail(macro_name, 'relation', 'a relation (ref, source or CTE name)', relation) }}{%- endif -%}
   {%- if not stream_windows._sw_is_number(rows) or rows != (rows | int) or rows < 0 -%}
     {{ stream_windows._sw_fail(macro_name, 'rows', 'a whole number of rows >= 0 (ROWS takes a row count, not an interval)', rows) }}
@@ -32,7 +32,8 @@
     {%- endif -%}
   {%- endif -%}
   {{- stream_windows._sw_check_columns_exist(macro_name, relation, wanted) -}}
-  {%- set plan = stream_windows._sw_incremental_plan(macro_name, spec, relation, arrival_order, partitions, none, 0) if spec is not none else none -%}
+  {%- set planned = stream_windows._sw_incremental_plan(macro_name, spec, relation, arrival_order, partitions, none, 0) if spec is not none else none -%}
+  {%- set plan = planned if planned is not none and not planned.full else none -%}
   {%- if plan is not none -%}
     {#- The recomputed partitions, and before them the n rows each partition's window
         reaches back to: the latest by arrival among the rows not recomputed. -#}
@@ -43,6 +44,9 @@
     {%- do outputs.append(stream_windows._sw_window_expr(agg, stream_windows._sw_input_expr(agg, none), arrival_order, integer_avg, '_sw_w') ~ ' as ' ~ agg.name) -%}
   {%- endfor -%}
   {%- if spec is not none -%}{%- do outputs.append(stream_windows._sw_incremental_partition_column(spec)) -%}{%- endif -%}
+{%- if planned is not none %}
+{{ stream_windows._sw_plan_comment(planned) }}
+{%- endif %}
 {%- if plan is not none %}
 select * from (
 {%- endif %}

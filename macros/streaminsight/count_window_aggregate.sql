@@ -24,7 +24,7 @@
     becomes final); each group's N-1 start times before that are read as context. -#}
 {% macro default__count_window_aggregate(relation, time_column, n, aggregates, group_by, arrival_order, tick, incremental) %}
   {%- set macro_name = 'count_window_aggregate' -%}
-  {%- if not execute -%}{{ return(stream_windows._sw_parse_only(incremental, time_column, arrival_order, 'input')) }}{%- endif -%}
+  {%- if not execute -%}{{ return(stream_windows._sw_parse_only(incremental, time_column)) }}{%- endif -%}
   {%- if relation is none -%}{{ stream_windows._sw_fail(macro_name, 'relation', 'a relation (ref, source or CTE name)', relation) }}{%- endif -%}
   {%- if time_column is not string or not time_column -%}{{ stream_windows._sw_fail(macro_name, 'time_column', 'a column name', time_column) }}{%- endif -%}
   {%- if not stream_windows._sw_is_number(n) or n != (n | int) or n < 1 -%}
@@ -55,7 +55,8 @@
   {%- endif -%}
   {{- stream_windows._sw_check_columns_exist(macro_name, relation, wanted) -}}
   {%- set tick_sql = stream_windows._sw_count_window_tick(macro_name, relation, time_column, tick) -%}
-  {%- set plan = stream_windows._sw_incremental_plan(macro_name, spec, relation, arrival_order, groups, none, 0, 'input') if spec is not none else none -%}
+  {%- set planned = stream_windows._sw_incremental_plan(macro_name, spec, relation, arrival_order, groups, none, 0, 'input') if spec is not none else none -%}
+  {%- set plan = planned if planned is not none and not planned.full else none -%}
   {%- if plan is not none -%}
     {%- set relation = stream_windows._sw_counted_context(relation, plan, spec, groups, n - 1, 'times', 'dense_rank() over ('
         ~ ('partition by ' ~ groups | join(', ') ~ ' ' if groups else '') ~ 'order by ' ~ time_column ~ ' desc)') -%}
@@ -82,6 +83,9 @@
   {%- endfor -%}
   {%- set null_message = "concat('" ~ macro_name ~ "() in model " ~ model_name ~ ": `time_column` " ~ time_column ~ " is NULL in ', " ~ where
       ~ (", ', arrival position ', coalesce(cast(" ~ arrival_order ~ " as string), 'NULL')" if arrival_order else '') ~ ")" -%}
+{%- if planned is not none %}
+{{ stream_windows._sw_plan_comment(planned) }}
+{%- endif %}
 select
     {{ (groups | join(', ') ~ ',') if groups }}
     point_at,

@@ -19,9 +19,9 @@ MODELS = ["hourly_temperatures_city_stats_24h", "hourly_temperatures_city_stats_
 KILLED_RUN_MODELS = ["hourly_temperatures_city_stats_24h", "hourly_temperatures_city_count_window_24",
                      "hourly_temperatures_city_field_6h", "hourly_temperatures_city_fenl_daily",
                      "hourly_temperatures_city_fenl_days", "hourly_temperatures_city_valid_3h"]
-# The tables a model keeps beside its own: the Fenl models' per-entity state, and the
-# cron window's entities.
-COMPANIONS = ["__fenl_state", "__fenl_entities"]
+# The tables a model keeps beside its own: the Fenl models' per-entity state, the
+# cron window's entities, and the input partitions' fingerprints.
+COMPANIONS = ["__fenl_state", "__fenl_entities", "__input_fingerprints"]
 
 
 def differing_rows(spark, model: str, snapshot: str) -> int:

@@ -292,3 +292,101 @@ def test_runs_read_the_history_from_its_arrival_floor(replay):
         assert (int(w), int(s)) > (w_before, 500), model
         assert int(f) == w_before - w_before % DAY_MICROS - horizon, model
         assert int(a) == first_arrival_from(spark, int(f)), model
+
+
+# One model per family of the SQL macros' protocol (plan at compile, write, commit in
+# the hooks): RANGE, ROWS, count window, Fenl state, Fenl cron, panes. The Python models
+# keep no state beside their table, so their only fault points are before and during
+# dbt's write (test_interrupted_run.py kills them there).
+PROTOCOL_MODELS = ["hourly_temperatures_city_stats_24h", "hourly_temperatures_city_last_6_readings", COUNT_WINDOW,
+                   "hourly_temperatures_city_fenl_daily", "hourly_temperatures_city_fenl_days",
+                   "hourly_temperatures_city_pair_daily_partials"]
+# (failpoint, full refresh): where a run fails, then the next run (with a new batch)
+# must leave no lost, duplicated or stale row. 'in_prepare' stops a Fenl run after its
+# state at the new cut is written and before the older cut is dropped; 'after_prepare'
+# just before the write; 'before_commit' after the write, with no watermark, audit or
+# entity recorded; 'in_commit' after the first commit statement. A full refresh that
+# fails before its write keeps the old table without its Fenl state and cron entities;
+# one that fails after it, a new table without watermark, state or entities.
+FAULTS = [("in_prepare", False), ("after_prepare", False), ("before_commit", False), ("in_commit", False),
+          ("after_prepare", True), ("in_commit", True)]
+# The models whose hooks have a statement at that point (the others pass it).
+FAILING = {"in_prepare": {"hourly_temperatures_city_fenl_daily"}}
+
+
+def table_rows(spark, model: str) -> list:
+    return sorted(spark.sql(f"select * from {SCHEMA}.{model}").collect())
+
+
+def test_a_run_failing_at_any_point_of_its_protocol_then_rerun_equals_a_full_rebuild(replay):
+    spark, total, arrive = replay
+    arrive("seq <= 300")
+    run_dbt("run", "--select", *PROTOCOL_MODELS, "--full-refresh")
+    # Eight days on: the next run's cut is then more than a week past the Fenl state's
+    # (the full build's newest day), so its prepare hook advances the state.
+    cut = 700
+    arrive(f"seq <= {cut}")
+    run_dbt("run", "--select", *PROTOCOL_MODELS)
+    for point, full_refresh in FAULTS:
+        before = {m: table_rows(spark, m) for m in PROTOCOL_MODELS}
+        cut += 70
+        arrive(f"seq <= {cut}")
+        result = run_dbt("run", "--select", *PROTOCOL_MODELS, *(["--full-refresh"] if full_refresh else []),
+                         "--vars", f"{{stream_windows_failpoint: {point}}}", expect_success=False)
+        failed = {r.node.name for r in result.result.results if f"failpoint '{point}' reached" in str(r.message)}
+        expected = FAILING.get(point, set(PROTOCOL_MODELS)) if not full_refresh else set(PROTOCOL_MODELS)
+        assert failed == expected, (point, full_refresh, failed)
+        if point in ("in_prepare", "after_prepare"):
+            # Failed before its write: every failed model still holds its rows.
+            for model in failed:
+                assert table_rows(spark, model) == before[model], (point, full_refresh, model)
+        cut += 70
+        arrive(f"seq <= {cut}")
+        run_dbt("run", "--select", *PROTOCOL_MODELS)
+    # The plan reached the hooks in each model's compiled SQL, not through session
+    # settings (a mailbox that any other statement of the session could change).
+    assert [r["key"] for r in spark.sql("set").collect() if r["key"].startswith("stream_windows")] == []
+    for model in PROTOCOL_MODELS:
+        compiled = next((PROJECT_DIR / "target" / "compiled").rglob(f"{model}.sql")).read_text()
+        assert "/* stream_windows.plan {" in compiled, model
+    snapshots = {}
+    for model in PROTOCOL_MODELS:
+        snapshots[model] = f"{SCHEMA}.sw_harness_{model}"
+        spark.sql(f"drop table if exists {snapshots[model]}")
+        spark.sql(f"create table {snapshots[model]} using parquet as select * from {SCHEMA}.{model}")
+    assert_equals_full_rebuild(spark, snapshots, FAULTS)
+
+
+def test_a_row_changed_below_the_watermark_is_seen(replay):
+    """A row corrected in place (same arrival position, another value) below the
+    watermark: its input partition's recorded count and checksum no longer match. By
+    default the run fails naming the partition; 'reprocess' recomputes from it, to the
+    full rebuild's rows."""
+    spark, total, arrive = replay
+    models = ["hourly_temperatures_city_stats_24h", COUNT_WINDOW, "hourly_temperatures_city_fenl_daily"]
+    arrive("seq <= 500")
+    run_dbt("run", "--select", *models, "--full-refresh")
+    spark.sql(f"insert overwrite table {SEED} select seq, reading_at, city, "
+              f"case when seq = 100 then temp_f + 40 else temp_f end as temp_f from {FULL} where seq <= 560")
+    day = spark.sql(f"select cast(to_date(reading_at) as string) as d from {FULL} where seq = 100").first()["d"]
+    result = run_dbt("run", "--select", *models, expect_success=False)
+    for r in result.result.results:
+        message = " ".join(str(r.message).split())
+        assert (f"the input's rows with reading_at in the partition starting {day} changed after this model "
+                f"processed them") in message, (r.node.name, message)
+        assert "Set incremental['late_rows'] to 'reprocess'" in message, (r.node.name, message)
+    run_dbt("run", "--select", *models, "--vars", "{late_rows: reprocess}")
+    edited = spark.sql(f"select max_temp_f_24h from {SCHEMA}.hourly_temperatures_city_stats_24h "
+                       "where seq = 100").first()["max_temp_f_24h"]
+    assert edited == spark.sql(f"select temp_f + 40 as t from {FULL} where seq = 100").first()["t"]
+    snapshots = {}
+    for model in models:
+        snapshots[model] = f"{SCHEMA}.sw_harness_{model}"
+        spark.sql(f"drop table if exists {snapshots[model]}")
+        spark.sql(f"create table {snapshots[model]} using parquet as select * from {SCHEMA}.{model}")
+    assert_equals_full_rebuild(spark, snapshots, "a row changed in place")
+    # The next runs find the partition as recorded after the reprocess: nothing to report.
+    arrive("seq <= 600")
+    spark.sql(f"insert overwrite table {SEED} select seq, reading_at, city, "
+              f"case when seq = 100 then temp_f + 40 else temp_f end as temp_f from {FULL} where seq <= 600")
+    run_dbt("run", "--select", *models)
