@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import types
 from pathlib import Path
 
@@ -131,3 +132,39 @@ def test_spark_dir_pins_the_warehouse_and_metastore_to_one_folder(tmp_path):
     explicit = SparkSessionCredentials(method="session", host="localhost", schema="analytics", spark_dir="/a",
                                        server_side_parameters={"spark.sql.warehouse.dir": "/b/warehouse"})
     assert explicit.server_side_parameters["spark.sql.warehouse.dir"] == "/b/warehouse"
+
+
+def test_a_seed_value_that_does_not_parse_fails_naming_it_and_keeps_the_table(spark, tmp_path):
+    """dbt-spark casts each typed CSV value, and Spark makes NULL of a value it cannot
+    parse: a malformed time would load as NULL and the raw value be lost. The plugin
+    fails the seed instead, naming the value, its row and column, before the table is
+    touched."""
+    project = tmp_path / "fixture_project"
+    shutil.copytree(FIXTURE, project, ignore=shutil.ignore_patterns("target", "logs"))
+    (project / "seeds" / "_typed_times.yml").write_text(
+        "version: 2\nseeds:\n  - name: fixture_typed_times\n"
+        "    config:\n      column_types: {seq: int, read_at: timestamp, value: int}\n")
+    csv = project / "seeds" / "fixture_typed_times.csv"
+    good = "seq,read_at,value\n1,2020-01-01 00:00:00,5\n2,2020-01-01 01:00:00,6\n3,2020-01-01 02:00:00,7\n"
+    table = f"{SCHEMA}.fixture_typed_times"
+    spark.sql(f"drop table if exists {table}")
+    try:
+        csv.write_text(good.replace("2020-01-01 02:00:00", "2020-13-01 02:00:00"))
+        failed = run_dbt("seed", "--select", "fixture_typed_times", project_dir=project, expect_success=False)
+        message = " ".join(" ".join(str(r.message).split()) for r in failed.result.results)
+        assert ("seed fixture_typed_times: the value '2020-13-01 02:00:00' of column read_at at row 3 "
+                "(line 4 of the CSV file; seq=3) does not parse as timestamp (column_types)") in message, message
+        assert not spark.catalog.tableExists(table)
+        csv.write_text(good)
+        run_dbt("seed", "--select", "fixture_typed_times", project_dir=project)
+        loaded = rows(spark, f"select seq, cast(read_at as string) as read_at, value from {table} order by seq")
+        assert [r["read_at"] for r in loaded] == ["2020-01-01 00:00:00", "2020-01-01 01:00:00", "2020-01-01 02:00:00"]
+        # A bad value in an integer column fails too, and the seed keeps its last table.
+        csv.write_text(good.replace(",6\n", ",six\n"))
+        failed = run_dbt("seed", "--select", "fixture_typed_times", project_dir=project, expect_success=False)
+        message = " ".join(" ".join(str(r.message).split()) for r in failed.result.results)
+        assert ("the value 'six' of column value at row 2 (line 3 of the CSV file; seq=2) "
+                "does not parse as int") in message, message
+        assert rows(spark, f"select seq, cast(read_at as string) as read_at, value from {table} order by seq") == loaded
+    finally:
+        spark.sql(f"drop table if exists {table}")
