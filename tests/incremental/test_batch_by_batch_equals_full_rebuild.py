@@ -68,6 +68,16 @@ def replay(spark):
     spark.sql(f"drop table if exists {FULL}")
 
 
+def snapshot(spark, models: list[str]) -> dict[str, str]:
+    """model -> a copy of its table as it is now (sw_harness_<model>)."""
+    snapshots = {}
+    for model in models:
+        snapshots[model] = f"{SCHEMA}.sw_harness_{model}"
+        spark.sql(f"drop table if exists {snapshots[model]}")
+        spark.sql(f"create table {snapshots[model]} using parquet as select * from {SCHEMA}.{model}")
+    return snapshots
+
+
 def build_in_batches(spark, arrive, cuts: list[int], where: str = "true", late_rows: str = "error") -> dict[str, str]:
     """Builds the models batch by batch; returns model -> a snapshot table of the result."""
     arrive(f"seq <= {cuts[0]} and {where}")
@@ -75,13 +85,7 @@ def build_in_batches(spark, arrive, cuts: list[int], where: str = "true", late_r
     for cut in cuts[1:]:
         arrive(f"seq <= {cut} and {where}")
         run_dbt("run", *SELECT, "--vars", f"{{late_rows: {late_rows}}}")
-    snapshots = {}
-    for model in MODELS:
-        snapshot = f"{SCHEMA}.sw_harness_{model}"
-        spark.sql(f"drop table if exists {snapshot}")
-        spark.sql(f"create table {snapshot} using parquet as select * from {SCHEMA}.{model}")
-        snapshots[model] = snapshot
-    return snapshots
+    return snapshot(spark, MODELS)
 
 
 def assert_equals_full_rebuild(spark, snapshots: dict[str, str], cuts) -> None:
@@ -221,12 +225,7 @@ def test_reprocess_recomputes_the_late_rows_windows(replay):
     model = f"{SCHEMA}.hourly_temperatures_city_stats_24h"
     late = spark.sql(f"select max_temp_f_24h, readings_24h from {model} where seq = {total + 1}").first()
     assert late["max_temp_f_24h"] == 99.5
-    snapshots = {}
-    for name in reprocessed:
-        snapshots[name] = f"{SCHEMA}.sw_harness_{name}"
-        spark.sql(f"drop table if exists {snapshots[name]}")
-        spark.sql(f"create table {snapshots[name]} using parquet as select * from {SCHEMA}.{name}")
-    assert_equals_full_rebuild(spark, snapshots, "late row, reprocess")
+    assert_equals_full_rebuild(spark, snapshot(spark, reprocessed), "late row, reprocess")
 
     out_of_order = (rf"OutOfOrder in city=Seattle: start time 2010-01-10 03:00:00 at arrival position {total + 1} "
                     r"arrived after start time 2010-01-10 04:00:00")
@@ -349,12 +348,7 @@ def test_a_run_failing_at_any_point_of_its_protocol_then_rerun_equals_a_full_reb
     for model in PROTOCOL_MODELS:
         compiled = next((PROJECT_DIR / "target" / "compiled").rglob(f"{model}.sql")).read_text()
         assert "/* stream_windows.plan {" in compiled, model
-    snapshots = {}
-    for model in PROTOCOL_MODELS:
-        snapshots[model] = f"{SCHEMA}.sw_harness_{model}"
-        spark.sql(f"drop table if exists {snapshots[model]}")
-        spark.sql(f"create table {snapshots[model]} using parquet as select * from {SCHEMA}.{model}")
-    assert_equals_full_rebuild(spark, snapshots, FAULTS)
+    assert_equals_full_rebuild(spark, snapshot(spark, PROTOCOL_MODELS), FAULTS)
 
 
 def test_a_row_changed_below_the_watermark_is_seen(replay):
@@ -379,12 +373,7 @@ def test_a_row_changed_below_the_watermark_is_seen(replay):
     edited = spark.sql(f"select max_temp_f_24h from {SCHEMA}.hourly_temperatures_city_stats_24h "
                        "where seq = 100").first()["max_temp_f_24h"]
     assert edited == spark.sql(f"select temp_f + 40 as t from {FULL} where seq = 100").first()["t"]
-    snapshots = {}
-    for model in models:
-        snapshots[model] = f"{SCHEMA}.sw_harness_{model}"
-        spark.sql(f"drop table if exists {snapshots[model]}")
-        spark.sql(f"create table {snapshots[model]} using parquet as select * from {SCHEMA}.{model}")
-    assert_equals_full_rebuild(spark, snapshots, "a row changed in place")
+    assert_equals_full_rebuild(spark, snapshot(spark, models), "a row changed in place")
     # The next runs find the partition as recorded after the reprocess: nothing to report.
     arrive("seq <= 600")
     spark.sql(f"insert overwrite table {SEED} select seq, reading_at, city, "
