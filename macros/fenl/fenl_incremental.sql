@@ -283,7 +283,7 @@
   {%- set plan = stream_windows._sw_incremental_plan(macro_name, inc, relation, arrival_order, entities, none, 0,
       horizon=lag + (16 * step if spec.fenl_window == 'sliding' else 0)) -%}
   {%- set key = stream_windows._sw_incremental_key(inc) -%}
-  {%- set state_table = this.incorporate(path={'identifier': this.identifier ~ '__fenl_state'}) -%}
+  {%- set state_table = stream_windows._sw_companion('__fenl_state') -%}
   {%- if plan.full -%}
     {#- A full build: the usual SELECT; its hooks drop the old state before the write
         and keep the state at the day of its newest time after it (by `dbt run` and
@@ -363,7 +363,7 @@ where {{ key }} >= {{ cut }}
       month or a year before it for those periods (the arrival floor's horizon). -#}
   {%- set day = 86400000000 if inc.kind == 'interval' else inc.partition -%}
   {%- set horizon = (0 if time_zone == 'UTC' else day) if period in ('hourly', 'daily') else day * {'monthly': 32, 'yearly': 367}[period] -%}
-  {%- set entity_table = this.incorporate(path={'identifier': this.identifier ~ '__fenl_entities'}) -%}
+  {%- set entity_table = stream_windows._sw_companion('__fenl_entities') -%}
   {#- Without its entities (a full build that failed after its prepare hook dropped
       them), a run cannot tell new entities: it rebuilds every period. -#}
   {%- set plan = stream_windows._sw_incremental_plan(macro_name, inc, relation, arrival_order, entities, none, 0, 'input', reopen=false, horizon=horizon,

@@ -160,8 +160,8 @@
   {%- endif -%}
   {%- set step = 86400000000 if spec.kind == 'interval' else spec.partition -%}
   {%- set horizon = horizon if horizon is not none else (reach_past if reach_past is not none else 16 * step) -%}
-  {%- set audit = this.incorporate(path={'identifier': this.identifier ~ '__late_rows'}) -%}
-  {%- set fingerprints = {'table': this.incorporate(path={'identifier': this.identifier ~ '__input_fingerprints'}) | string, 'input': relation | string,
+  {%- set audit = stream_windows._sw_companion('__late_rows') -%}
+  {%- set fingerprints = {'table': stream_windows._sw_companion('__input_fingerprints') | string, 'input': relation | string,
       'part': '(' ~ key ~ ' - pmod(' ~ key ~ ', ' ~ step ~ '))', 'key': key, 'arrival_order': arrival_order, 'from_key': none, 'fresh_after': none} -%}
   {%- set plan = {'full': seen is none, 'key': key, 'arrival_order': arrival_order, 'watermark_from': watermark_from, 'since': 'all',
       'floor': none, 'next_floor': none, 'next_watermark': none, 'fingerprints': fingerprints, 'prepare': [], 'commit': [], 'notes': []} -%}
@@ -195,7 +195,6 @@
   {%- set audited = load_relation(audit) -%}
   {%- set exclude = (arrival_order ~ ' in (select ' ~ arrival_order ~ ' from ' ~ audited ~ ')') if audited is not none else none -%}
   {%- set is_fresh = arrival_order ~ ' > ' ~ s ~ (' and not ' ~ exclude if exclude else '') -%}
-  {%- set fresh = '(select * from ' ~ relation ~ ' where ' ~ is_fresh ~ ')' -%}
   {%- set late_condition = key ~ ' < ' ~ w -%}
   {#- One query over the new rows finds the first late row and, before it, any row a
       run cannot place: a NULL time or arrival position. Every later filter on the time
@@ -234,7 +233,7 @@
       comparison), and this run compares the partitions it does not recompute (the
       earliest that differs). -#}
   {%- set check_until = stream_windows._sw_partition_start(spec, w - reach_future) -%}
-  {%- set recorded = load_relation(this.incorporate(path={'identifier': this.identifier ~ '__input_fingerprints'})) -%}
+  {%- set recorded = load_relation(stream_windows._sw_companion('__input_fingerprints')) -%}
   {%- if recorded is not none -%}
     {%- set current = stream_windows._sw_fingerprint_query(fingerprints, key ~ ' < ' ~ check_until, s, recorded) -%}
     {%- do questions.append('(select min(_sw_part) as _sw_changed_part, min_by(_sw_was, _sw_part) as _sw_changed_was, min_by(_sw_is, _sw_part) as _sw_changed_is from ('
@@ -368,6 +367,12 @@
   {%- set floor = reads.get('floor') -%}
   {%- set covered = floor is not none and bound is not none and bound >= floor.key -%}
   {{ return(reads.key ~ ' >= ' ~ bound ~ ((' and ' ~ reads.arrival_order ~ ' >= ' ~ floor.arrival) if covered else '')) }}
+{% endmacro %}
+
+{% macro _sw_companion(suffix) %}
+  {#- A table the model keeps beside its own: <model><suffix> (__late_rows,
+      __input_fingerprints, __fenl_state, __fenl_entities). -#}
+  {{ return(this.incorporate(path={'identifier': this.identifier ~ suffix})) }}
 {% endmacro %}
 
 {% macro _sw_latest(key, arrival_order, relation, where=none) %}
@@ -510,7 +515,7 @@
         ~ ' as _sw_new where ' ~ fingerprints.arrival_order ~ ' > ' ~ fingerprints.fresh_after ~ ' and ' ~ fingerprints.key ~ ' < ' ~ fingerprints.from_key ~ '))' -%}
   {%- endif -%}
   {%- set rows = run_query('select *, cast(' ~ s ~ ' as double) as recorded_arrival from (' ~ stream_windows._sw_fingerprint_query(fingerprints, where, s) ~ ') as _sw_fresh').rows | list -%}
-  {%- if fingerprints.from_key is not none and load_relation(this.incorporate(path={'identifier': this.identifier ~ '__input_fingerprints'})) is not none -%}
+  {%- if fingerprints.from_key is not none and load_relation(stream_windows._sw_companion('__input_fingerprints')) is not none -%}
     {%- set counted = [] -%}
     {%- for row in rows -%}{%- do counted.append(row[0] | float) -%}{%- endfor -%}
     {%- set kept = [] -%}
