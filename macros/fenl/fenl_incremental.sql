@@ -347,7 +347,7 @@ where {{ key }} >= {{ cut }}
 
 {% macro _sw_fenl_cron_incremental(macro_name, relation, source, entities, time_column, arrival_order, pipelines, period, time_zone, inc) %}
   {#- A cron window built batch by batch. Its rows are entity periods, partitioned by
-      the day of period_start. A run recomputes every period starting on or after X,
+      the day (or month) of period_start. A run recomputes every period starting on or after X,
       the day start of the period holding W (the latest time the input had at the last
       run, kept as for count windows: the output shows no arrival position): those
       periods' events all have times >= X, so the run groups only the input from X on,
@@ -375,28 +375,28 @@ where {{ key }} >= {{ cut }}
     {#- The entities of a full build: dropped before its write, kept after it. -#}
     {%- do plan.prepare.append('drop table if exists ' ~ entity_table) -%}
     {%- do plan.commit.append('create table ' ~ entity_table ~ ' using parquet as select distinct ' ~ entity_sql ~ ' from ' ~ source ~ ' as _sw_input') -%}
-    {{ return(stream_windows._sw_plan_comment(plan) ~ '\nselect *, to_date(period_start) as time_partition from (' ~ stream_windows._sw_fenl_cron(source, entities, time_column, arrival_order, pipelines, period, time_zone) ~ ') as _sw_full') }}
+    {{ return(stream_windows._sw_plan_comment(plan) ~ '\nselect *, ' ~ stream_windows._sw_incremental_partition_column(inc, 'period_start') ~ ' from (' ~ stream_windows._sw_fenl_cron(source, entities, time_column, arrival_order, pipelines, period, time_zone) ~ ') as _sw_full') }}
   {%- endif -%}
   {#- The key (period) of an instant given in microseconds, and a period's start in microseconds. -#}
   {%- set key_of = 'select ' ~ bounds.key ~ ' as _sw_period from (select timestamp_micros(%s) as _sw_time) as _sw_instant' -%}
   {%- set start_of = 'select unix_micros(cast(' ~ bounds.start ~ ' as timestamp)) as s from (' ~ key_of ~ ') as _sw_key' -%}
-  {#- X: the day start of the period holding the plan's from_key (a UTC midnight). UTC
-      hours and days both start at every UTC midnight, so X is from_key itself for them
-      (no query). -#}
+  {#- X: the partition start (a UTC midnight) of the period holding the plan's
+      from_key. UTC hours and days both start at every UTC midnight, so X is from_key
+      itself for them (no query). -#}
   {%- if period in ('hourly', 'daily') and time_zone == 'UTC' -%}
     {%- set x = plan.from_key -%}
   {%- else -%}
     {%- set x = stream_windows._sw_partition_start(inc, run_query(start_of | format(plan.from_key)).rows[0]['s'] | int) -%}
   {%- endif -%}
   {#- The span's first period lies in the table's first partition (period_start's
-      day), named by the metastore. It is read only when it can matter: when X is
-      before that partition's next day (a young table), or for new entities below.
+      day or month), named by the metastore. It is read only when it can matter: when
+      X is before the next partition (a young table), or for new entities below.
       The query reads one partition's files; its filter is <=, not =: the Derby
       metastore can fail to filter a date partition by equality
       (INTERNAL_ERROR_HIVE_METASTORE_PARTITION_FILTER). -#}
   {%- set first_partition = run_query('show partitions ' ~ this).columns[0].values() | map('replace', 'time_partition=', '') | min -%}
   {%- set span_first_query = 'select unix_micros(min(period_start)) as s from ' ~ this ~ " where time_partition <= date'" ~ first_partition ~ "'" -%}
-  {%- set first_partition_end = ((modules.datetime.datetime.strptime(first_partition ~ '+0000', '%Y-%m-%d%z').timestamp() | int) + 86400) * 1000000 -%}
+  {%- set first_partition_end = stream_windows._sw_partition_end(inc, (modules.datetime.datetime.strptime(first_partition ~ '+0000', '%Y-%m-%d%z').timestamp() | int) * 1000000) -%}
   {%- set span_first = (run_query(span_first_query).rows[0]['s'] | int) if x < first_partition_end else none -%}
   {%- set kept = (' and not ' ~ plan.exclude) if plan.exclude else '' -%}
   {%- set on = [] -%}
@@ -458,7 +458,7 @@ left join (
 on {{ join_on | join(' and ') }}
   {%- endset -%}
 {{ stream_windows._sw_plan_comment(plan) }}
-select *, to_date(period_start) as time_partition
+select *, {{ stream_windows._sw_incremental_partition_column(inc, 'period_start') }}
 from (
     select
         {{ entity_sql }},

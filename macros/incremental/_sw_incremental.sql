@@ -47,7 +47,7 @@
   {#- The validated `incremental` argument: {'time_column', 'partition', 'late_rows',
       'kind': 'interval'|'number'}; none when not given. -#}
   {%- if incremental is none -%}{{ return(none) }}{%- endif -%}
-  {%- set rule = "{'partition': 'day' (timestamp time) or a number > 0 (numeric time), 'late_rows': 'error' | 'audit' | 'reprocess'"
+  {%- set rule = "{'partition': 'day' or 'month' (timestamp time) or a number > 0 (numeric time), 'late_rows': 'error' | 'audit' | 'reprocess'"
       ~ (", 'time_column': <column>}" if time_column is none else "}") -%}
   {%- set allowed = ['partition', 'late_rows'] + (['time_column'] if time_column is none else []) -%}
   {%- if incremental is not mapping or 'partition' not in incremental -%}{{ stream_windows._sw_fail(macro_name, 'incremental', rule, incremental) }}{%- endif -%}
@@ -55,15 +55,15 @@
   {%- set column = time_column if time_column is not none else incremental.get('time_column') -%}
   {%- if column is not string or not column -%}{{ stream_windows._sw_fail(macro_name, "incremental['time_column']", 'the column whose time partitions the table', column) }}{%- endif -%}
   {%- set partition = incremental.partition -%}
-  {%- if partition == 'day' -%}
+  {%- if partition in ('day', 'month') -%}
     {%- set kind = 'interval' -%}
   {%- elif stream_windows._sw_is_number(partition) and partition > 0 -%}
     {%- set kind = 'number' -%}
   {%- else -%}
-    {{ stream_windows._sw_fail(macro_name, "incremental['partition']", "'day' for a timestamp time column or a number > 0 for a numeric one", partition) }}
+    {{ stream_windows._sw_fail(macro_name, "incremental['partition']", "'day' or 'month' for a timestamp time column or a number > 0 for a numeric one", partition) }}
   {%- endif -%}
   {%- if time_kind is not none and time_kind != kind -%}
-    {{ stream_windows._sw_fail(macro_name, "incremental['partition']", ("'day' (the window's size is an interval)" if time_kind == 'interval' else "a number > 0 (the window's size is numeric)"), partition) }}
+    {{ stream_windows._sw_fail(macro_name, "incremental['partition']", ("'day' or 'month' (the window's size is an interval)" if time_kind == 'interval' else "a number > 0 (the window's size is numeric)"), partition) }}
   {%- endif -%}
   {%- set late_rows = incremental.get('late_rows', 'error') -%}
   {{- stream_windows._sw_check_choice(macro_name, "incremental['late_rows']", late_rows, ['error', 'audit', 'reprocess']) -}}
@@ -76,9 +76,12 @@
 {% endmacro %}
 
 {% macro _sw_incremental_partition_column(spec, column=none) %}
-  {#- time_partition: the partition of `column` (default: the time column). -#}
+  {#- time_partition: the partition of `column` (default: the time column), a date (the
+      day, or the month's first day) or the numeric bucket. -#}
   {%- set column = column or spec.time_column -%}
-  {%- if spec.kind == 'interval' -%}
+  {%- if spec.partition == 'month' -%}
+    {{ return("trunc(to_date(cast(" ~ column ~ " as timestamp)), 'MM') as time_partition") }}
+  {%- elif spec.kind == 'interval' -%}
     {{ return('to_date(cast(' ~ column ~ ' as timestamp)) as time_partition') }}
   {%- else -%}
     {{ return('floor(' ~ column ~ ' / ' ~ spec.partition ~ ') * ' ~ spec.partition ~ ' as time_partition') }}
@@ -87,10 +90,34 @@
 
 {% macro _sw_partition_start(spec, key) %}
   {#- The start (as a key) of the partition holding `key`, computed here in Jinja. -#}
-  {%- if spec.kind == 'interval' -%}
+  {%- if spec.partition == 'month' -%}
+    {%- set epoch = modules.datetime.datetime(1970, 1, 1) -%}
+    {%- set t = epoch + modules.datetime.timedelta(microseconds=key) -%}
+    {%- set since_epoch = modules.datetime.datetime(t.year, t.month, 1) - epoch -%}
+    {{ return(since_epoch.days * 86400000000) }}
+  {%- elif spec.kind == 'interval' -%}
     {{ return(key - (key % 86400000000)) }}
   {%- else -%}
     {{ return(((key / spec.partition) | round(0, 'floor')) * spec.partition) }}
+  {%- endif -%}
+{% endmacro %}
+
+{% macro _sw_partition_end(spec, start) %}
+  {#- The start of the partition after the one starting at `start`. -#}
+  {%- if spec.partition == 'month' -%}
+    {{ return(stream_windows._sw_partition_start(spec, start + 32 * 86400000000)) }}
+  {%- else -%}
+    {{ return(start + (86400000000 if spec.kind == 'interval' else spec.partition)) }}
+  {%- endif -%}
+{% endmacro %}
+
+{% macro _sw_partition_sql(spec, key) %}
+  {#- The start (as a key) of the partition holding `key`, a SQL expression of the key. -#}
+  {%- if spec.partition == 'month' -%}
+    {{ return("(cast(unix_date(trunc(to_date(timestamp_micros(" ~ key ~ ")), 'MM')) as bigint) * 86400000000)") }}
+  {%- else -%}
+    {%- set step = 86400000000 if spec.kind == 'interval' else spec.partition -%}
+    {{ return('(' ~ key ~ ' - pmod(' ~ key ~ ', ' ~ step ~ '))') }}
   {%- endif -%}
 {% endmacro %}
 
@@ -162,7 +189,7 @@
   {%- set horizon = horizon if horizon is not none else (reach_past if reach_past is not none else 16 * step) -%}
   {%- set audit = stream_windows._sw_companion('__late_rows') -%}
   {%- set fingerprints = {'table': stream_windows._sw_companion('__input_fingerprints') | string, 'input': relation | string,
-      'part': '(' ~ key ~ ' - pmod(' ~ key ~ ', ' ~ step ~ '))', 'key': key, 'arrival_order': arrival_order, 'from_key': none, 'fresh_after': none} -%}
+      'part': stream_windows._sw_partition_sql(spec, key), 'key': key, 'arrival_order': arrival_order, 'from_key': none, 'fresh_after': none} -%}
   {%- set plan = {'full': seen is none, 'key': key, 'arrival_order': arrival_order, 'watermark_from': watermark_from, 'since': 'all',
       'floor': none, 'next_floor': none, 'next_watermark': none, 'fingerprints': fingerprints, 'prepare': [], 'commit': [], 'notes': []} -%}
   {%- if seen is none -%}

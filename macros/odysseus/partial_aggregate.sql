@@ -13,7 +13,7 @@
     for timestamps), output as pane_start (inclusive) and pane_end (exclusive); or
     a column name already holding a pane key, passed through; or none (one pane).
 
-    incremental={'partition': 'day' | a number, 'late_rows': ...} (a time pane and
+    incremental={'partition': 'day' | 'month' | a number, 'late_rows': ...} (a time pane and
     arrival_order needed) builds the pane states in scheduled runs
     (macros/incremental/_sw_incremental.sql), partitioned by the day (or bucket) of
     pane_start: the states are the model's state between runs, and a merge over them

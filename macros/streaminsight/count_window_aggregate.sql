@@ -17,7 +17,7 @@
     of order exactly when, for some start time s, an event with an earlier start time
     arrived after the first event with start time s.
 
-    incremental={'partition': 'day' | a number, 'late_rows': ...} builds it in scheduled
+    incremental={'partition': 'day' | 'month' | a number, 'late_rows': ...} builds it in scheduled
     runs (macros/incremental/_sw_incremental.sql), partitioned by point_at. A run
     recomputes from the partition of the latest start time it has seen, or of an
     earlier last start time of a group that gets new events (its provisional window

@@ -2,7 +2,7 @@
 -- reading (23:00 UTC): at every reading, the day's running mean, maximum, count and
 -- first temperature; repeated aggregation keeps the best running mean so far and the
 -- running mean of the first temperatures.
--- Scheduled runs build it incrementally, day partitions, each city's open day and
+-- Scheduled runs build it incrementally, month partitions, each city's open day and
 -- running stages carried as state (README "Incremental runs").
 {{ config(materialized='incremental', incremental_strategy='insert_overwrite', partition_by=['time_partition']) }}
 {{ fenl_aggregate(
@@ -19,5 +19,5 @@
         'best_day_mean_so_far': 'mean(temp_f) | max()',
         'day_first_temp_f_mean': 'first(temp_f) | mean()',
     },
-    incremental={'partition': 'day', 'late_rows': var('late_rows', 'error')},
+    incremental={'partition': 'month', 'late_rows': var('late_rows', 'error')},
 ) }}

@@ -1,7 +1,7 @@
 -- Real data: per city, Fenl's daily cron window (`since(daily)`): one row per city and
 -- UTC day of 2010 with the day's mean, maximum and count of hourly readings and its
 -- first temperature; a day without readings gives count 0 and NULL for the others.
--- Scheduled runs build it incrementally, day partitions of period_start: a run
+-- Scheduled runs build it incrementally, month partitions of period_start: a run
 -- recomputes the days from the one holding the latest reading it had seen.
 {{ config(materialized='incremental', incremental_strategy='insert_overwrite', partition_by=['time_partition']) }}
 {{ fenl_aggregate(
@@ -16,5 +16,5 @@
         'readings': 'count(*)',
         'first_temp_f': 'first(temp_f)',
     },
-    incremental={'partition': 'day', 'late_rows': var('late_rows', 'error')},
+    incremental={'partition': 'month', 'late_rows': var('late_rows', 'error')},
 ) }}

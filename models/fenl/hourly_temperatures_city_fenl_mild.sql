@@ -3,7 +3,7 @@
 -- (NULL until there are 24: a Seattle winter has few), when the latest of them was
 -- taken, and (repeated aggregation) the running mean of that sliding mean and the count
 -- of readings that had one.
--- Scheduled runs build it incrementally, day partitions, with each city's 24 latest
+-- Scheduled runs build it incrementally, month partitions, with each city's 24 latest
 -- mild readings before the run as context and the repeated stages as state.
 {{ config(materialized='incremental', incremental_strategy='insert_overwrite', partition_by=['time_partition']) }}
 {{ fenl_aggregate(
@@ -19,5 +19,5 @@
         'mild_mean_temp_f_24_mean': 'mean(temp_f) | mean()',
         'readings_with_mild_mean': 'mean(temp_f) | count()',
     },
-    incremental={'partition': 'day', 'late_rows': var('late_rows', 'error')},
+    incremental={'partition': 'month', 'late_rows': var('late_rows', 'error')},
 ) }}

@@ -14,5 +14,5 @@
         'temp_f_cov': 'cov(seattle_temp_f, san_francisco_temp_f)',
         'paired_hours': 'count(seattle_temp_f)',
     },
-    incremental={'partition': 'day', 'late_rows': var('late_rows', 'error')},
+    incremental={'partition': 'month', 'late_rows': var('late_rows', 'error')},
 ) }}

@@ -1,6 +1,6 @@
 -- Real data: per-city statistics over ROWS 5 PRECEDING, the reading and the five that
 -- arrived before it in its city (SQL standard: n + 1 rows), whatever their times.
--- Scheduled runs build it incrementally, day partitions (see README "Incremental runs").
+-- Scheduled runs build it incrementally, month partitions (see README "Incremental runs").
 {{ config(materialized='incremental', incremental_strategy='insert_overwrite', partition_by=['time_partition']) }}
 {{ rows_window_aggregate(
     relation=ref('stg_vega__hourly_temperatures'),
@@ -14,5 +14,5 @@
         'readings_6': 'count(*)',
         'first_reading_at_6': 'first(reading_at)',
     },
-    incremental={'time_column': 'reading_at', 'partition': 'day', 'late_rows': var('late_rows', 'error')},
+    incremental={'time_column': 'reading_at', 'partition': 'month', 'late_rows': var('late_rows', 'error')},
 ) }}

@@ -1,5 +1,5 @@
 -- Real data: per-city trailing 24-hour min/max/avg of the 2010 hourly temperatures.
--- Scheduled runs build it incrementally, day partitions (see README "Incremental runs").
+-- Scheduled runs build it incrementally, month partitions (see README "Incremental runs").
 {{ config(materialized='incremental', incremental_strategy='insert_overwrite', partition_by=['time_partition']) }}
 {{ range_window_aggregate(
     relation=ref('stg_vega__hourly_temperatures'),
@@ -13,5 +13,5 @@
         'readings_24h': 'count(*)',
     },
     arrival_order='seq',
-    incremental={'partition': 'day', 'late_rows': var('late_rows', 'error')},
+    incremental={'partition': 'month', 'late_rows': var('late_rows', 'error')},
 ) }}

@@ -1,7 +1,7 @@
 -- Real data: per city, a count window over 24 distinct reading times (a day of hourly
 -- readings, whatever the gaps: both cities miss 2010-03-14 03:00, so that window spans
 -- 25 hours). One point row per window at its last reading time.
--- Scheduled runs build it incrementally, day partitions of point_at (README "Incremental runs").
+-- Scheduled runs build it incrementally, month partitions of point_at (README "Incremental runs").
 {{ config(materialized='incremental', incremental_strategy='insert_overwrite', partition_by=['time_partition']) }}
 {{ count_window_aggregate(
     relation=ref('stg_vega__hourly_temperatures'),
@@ -14,5 +14,5 @@
         'max_temp_f_24': 'max(temp_f)',
         'avg_temp_f_24': 'avg(temp_f)',
     },
-    incremental={'partition': 'day', 'late_rows': var('late_rows', 'error')},
+    incremental={'partition': 'month', 'late_rows': var('late_rows', 'error')},
 ) }}

@@ -2,7 +2,7 @@
 is valid for 3 hours, [reading_at, reading_at + 3h); per city, one row per elementary
 interval (an hour, when readings come every hour) with the readings valid there and
 their lowest, highest and mean temperature. Scheduled runs recompute only the pieces
-emitted from the day of the earliest new reading on and the pieces still open (README
+emitted from the month of the earliest new reading on and the pieces still open (README
 "Incremental runs"); a reading older than its city's latest fails the run with
 OutOfOrder, as it fails a full build."""
 
@@ -29,5 +29,6 @@ def model(dbt, session):
             "max_temp_f": "max(temp_f)",
             "avg_temp_f": "avg(temp_f)",
         },
+        partition="month",
         model="hourly_temperatures_city_valid_3h",
     )

@@ -37,18 +37,19 @@ def overwrite(table: pd.DataFrame | None, written: pd.DataFrame) -> pd.DataFrame
     return pd.concat([kept, written], ignore_index=True)
 
 
-def build_in_batches(spark, frame: pd.DataFrame, cuts, **options) -> pd.DataFrame:
+def build_in_batches(spark, frame: pd.DataFrame, cuts, input_schema=SCHEMA, **options) -> pd.DataFrame:
     table, schema = None, None
     for cut in cuts:
         previous = None if table is None else spark.createDataFrame(table, schema)
-        batch = interval_aggregate_incremental_spark(spark.createDataFrame(frame.iloc[:cut], SCHEMA), previous,
+        batch = interval_aggregate_incremental_spark(spark.createDataFrame(frame.iloc[:cut], input_schema), previous,
                                                      **options)
         table, schema = overwrite(table, batch.toPandas()), batch.schema
     return table
 
 
-def full_build(spark, frame: pd.DataFrame, **options) -> pd.DataFrame:
-    return interval_aggregate_incremental_spark(spark.createDataFrame(frame, SCHEMA), None, **options).toPandas()
+def full_build(spark, frame: pd.DataFrame, input_schema=SCHEMA, **options) -> pd.DataFrame:
+    return interval_aggregate_incremental_spark(spark.createDataFrame(frame, input_schema), None,
+                                                **options).toPandas()
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
@@ -89,6 +90,37 @@ def test_many_groups_across_a_gap_equal_a_full_build(spark, interval_plan):
     same_rows(built, expected, ["g", "window_start"])
     assert sorted(built["emit_seq"]) == list(range(len(built)))
     same_ordered_rows(built[list(expected.columns)], expected.sort_values("emit_seq", ignore_index=True))
+
+
+def comparable(frame: pd.DataFrame) -> pd.DataFrame:
+    """Times as seconds and dates as text (pytest.approx compares numbers, NaN too)."""
+    out = frame.copy()
+    for column in out.columns:
+        if pd.api.types.is_datetime64_any_dtype(out[column]):
+            out[column] = (out[column] - pd.Timestamp(0)).dt.total_seconds()
+        elif column == "time_partition":
+            out[column] = out[column].map(lambda d: None if pd.isna(d) else str(d))
+    return out
+
+
+def test_month_partitions_over_timestamps_equal_a_full_build(spark):
+    """partition='month' over timestamps: time_partition is the first day of emitted_at's
+    month (NULL for the open pieces), and batches cut mid-month, one row apart and
+    across the month ends equal one full build."""
+    frame = long_stream(n=600, groups=5)
+    hours = pd.to_timedelta(6, unit="h")
+    start = pd.Timestamp("2010-01-20")
+    frame["t0"], frame["t1"] = start + frame["t0"] * hours, start + frame["t1"] * hours
+    options = dict(OPTIONS, partition="month")
+    schema = "seq long, g string, t0 timestamp, t1 timestamp, v double"
+    built = build_in_batches(spark, frame, [150, 151, 300, 450, 600], schema, **options)
+    expected = full_build(spark, frame, schema, **options)
+    same_rows(comparable(built), comparable(expected), ["g", "window_start"])
+    closed = expected[expected["emitted_at"].notna()]
+    months = {d.strftime("%Y-%m-%d") for d in pd.to_datetime(closed["time_partition"])}
+    assert len(months) > 4 and all(m.endswith("-01") for m in months)
+    assert (pd.to_datetime(closed["time_partition"]) == closed["emitted_at"].dt.to_period("M").dt.start_time).all()
+    assert expected.loc[expected["emitted_at"].isna(), "time_partition"].isna().all()
 
 
 def test_a_piece_closed_by_another_groups_event_in_a_later_run(spark):

@@ -17,6 +17,7 @@ from __future__ import annotations
 import random
 import re
 import shutil
+from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -38,7 +39,7 @@ ASIDE = "__before_replay"
 @pytest.fixture(scope="module")
 def replay(spark):
     # The session's full build of each model (and the state it keeps beside it) is set
-    # aside and renamed back at the end (2 s a table), instead of rebuilding its 365
+    # aside and renamed back at the end (2 s a table), instead of rebuilding its
     # partitions (40 s for the four).
     tables = MODELS + [m + suffix for m in MODELS for suffix in COMPANIONS]
     kept = [t for t in tables if spark.catalog.tableExists(f"{SCHEMA}.{t}")]
@@ -249,6 +250,15 @@ def test_reprocess_recomputes_the_late_rows_windows(replay):
 
 
 DAY_MICROS = 86_400_000_000
+
+
+def month_start(key: int) -> int:
+    """The start of the month (UTC) holding `key` (microseconds): the hourly models'
+    partitions are months."""
+    t = datetime.fromtimestamp(key / 1_000_000, tz=UTC)
+    return int(datetime(t.year, t.month, 1, tzinfo=UTC).timestamp()) * 1_000_000
+
+
 # The arrival floor's horizon per mechanism: a RANGE window reads its range back, a
 # ROWS window's counted context searches 16 days back first, a UTC daily cron window
 # reads from the day it recomputes.
@@ -268,28 +278,30 @@ def first_arrival_from(spark, key: int) -> int:
 
 def test_runs_read_the_history_from_its_arrival_floor(replay):
     """Every build records with W and S an arrival floor (F, A): the rows with key >= F
-    arrived at or after A. F is the next run's first read (W's day minus the window's
-    reach back), and the next run adds `seq >= A` to its reads from F on, which Parquet
-    prunes the older files by (a filter on the time through unix_micros prunes none)."""
+    arrived at or after A. F is the next run's first read (the start of W's partition, a
+    month here, minus the window's reach back), and the next run adds `seq >= A` to its
+    reads from F on, which Parquet prunes the older files by (a filter on the time through
+    unix_micros prunes none). The rows reach into February (seq 1600 is Feb 3), so F lies
+    in January's second half or at Feb 1, and the floor leaves most of the history out."""
     spark, total, arrive = replay
     models = list(FLOOR_HORIZONS)
-    arrive("seq <= 500")
+    arrive("seq <= 1600")
     run_dbt("run", "--select", *models, "--full-refresh")
     floors = {}
     for model, horizon in FLOOR_HORIZONS.items():
         w, s, f, a = recorded_watermark(spark, model)
-        assert int(f) == int(w) - int(w) % DAY_MICROS - horizon, model
-        assert int(a) == first_arrival_from(spark, int(f)), model
+        assert int(f) == month_start(int(w)) - horizon, model
+        assert int(a) == first_arrival_from(spark, int(f)) > 500, model
         floors[model] = (int(w), a)
-    arrive("seq <= 560")
+    arrive("seq <= 1660")
     run_dbt("run", "--select", *models)
     for model, horizon in FLOOR_HORIZONS.items():
         compiled = next((PROJECT_DIR / "target" / "compiled").rglob(f"{model}.sql")).read_text()
         assert f"seq >= {floors[model][1]}" in compiled, model
         w_before = floors[model][0]
         w, s, f, a = recorded_watermark(spark, model)
-        assert (int(w), int(s)) > (w_before, 500), model
-        assert int(f) == w_before - w_before % DAY_MICROS - horizon, model
+        assert (int(w), int(s)) > (w_before, 1600), model
+        assert int(f) == month_start(w_before) - horizon, model
         assert int(a) == first_arrival_from(spark, int(f)), model
 
 
@@ -355,14 +367,18 @@ def test_a_row_changed_below_the_watermark_is_seen(replay):
     """A row corrected in place (same arrival position, another value) below the
     watermark: its input partition's recorded count and checksum no longer match. By
     default the run fails naming the partition; 'reprocess' recomputes from it, to the
-    full rebuild's rows."""
+    full rebuild's rows. The rows reach into February (seq 1600 is Feb 3): the run
+    recomputes February's partition and checks January's, where seq 100 lies (a row
+    changed in the recomputed partition is simply read again)."""
     spark, total, arrive = replay
     models = ["hourly_temperatures_city_stats_24h", COUNT_WINDOW, "hourly_temperatures_city_fenl_daily"]
-    arrive("seq <= 500")
+    arrive("seq <= 1600")
     run_dbt("run", "--select", *models, "--full-refresh")
     spark.sql(f"insert overwrite table {SEED} select seq, reading_at, city, "
-              f"case when seq = 100 then temp_f + 40 else temp_f end as temp_f from {FULL} where seq <= 560")
-    day = spark.sql(f"select cast(to_date(reading_at) as string) as d from {FULL} where seq = 100").first()["d"]
+              f"case when seq = 100 then temp_f + 40 else temp_f end as temp_f from {FULL} where seq <= 1660")
+    # The hourly models' partitions are months: the message names the month's first day.
+    day = spark.sql(f"select cast(trunc(to_date(reading_at), 'MM') as string) as d from {FULL} "
+                    "where seq = 100").first()["d"]
     result = run_dbt("run", "--select", *models, expect_success=False)
     for r in result.result.results:
         message = " ".join(str(r.message).split())
@@ -375,7 +391,7 @@ def test_a_row_changed_below_the_watermark_is_seen(replay):
     assert edited == spark.sql(f"select temp_f + 40 as t from {FULL} where seq = 100").first()["t"]
     assert_equals_full_rebuild(spark, snapshot(spark, models), "a row changed in place")
     # The next runs find the partition as recorded after the reprocess: nothing to report.
-    arrive("seq <= 600")
+    arrive("seq <= 1700")
     spark.sql(f"insert overwrite table {SEED} select seq, reading_at, city, "
-              f"case when seq = 100 then temp_f + 40 else temp_f end as temp_f from {FULL} where seq <= 600")
+              f"case when seq = 100 then temp_f + 40 else temp_f end as temp_f from {FULL} where seq <= 1700")
     run_dbt("run", "--select", *models)

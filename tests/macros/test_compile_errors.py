@@ -222,8 +222,8 @@ CASES = [
     ),
     pytest.param(
         call("range_window_aggregate", RANGE_OK, incremental="{'partition': 'week'}"),
-        "range_window_aggregate(): `incremental['partition']` must be 'day' for a timestamp time column or a number "
-        "> 0 for a numeric one; got 'week'.",
+        "range_window_aggregate(): `incremental['partition']` must be 'day' or 'month' for a timestamp time column "
+        "or a number > 0 for a numeric one; got 'week'.",
         id="incremental with an unknown partition",
     ),
     pytest.param(
@@ -288,7 +288,8 @@ CASES = [
     ),
     pytest.param(
         call("partial_aggregate", PANES_OK, incremental="{'partition': 10}"),
-        "partial_aggregate(): `incremental['partition']` must be 'day' (the window's size is an interval); got '10'.",
+        "partial_aggregate(): `incremental['partition']` must be 'day' or 'month' (the window's size is an "
+        "interval); got '10'.",
         id="incremental timestamp panes with a numeric partition",
     ),
 ]

@@ -33,8 +33,9 @@ def call(**changes: str) -> str:
                  "count_window_aggregate(): `arrival_order` must be a column giving arrival order for an incremental "
                  "build (it tells new rows from processed ones); got 'None'.", id="incremental without arrival order"),
     pytest.param(call(incremental="{'partition': 5, 'time_column': 'start_time'}"),
-                 "count_window_aggregate(): `incremental` must be {'partition': 'day' (timestamp time) or a number > 0 "
-                 "(numeric time), 'late_rows': 'error' | 'audit' | 'reprocess'}", id="incremental with a time column"),
+                 "count_window_aggregate(): `incremental` must be {'partition': 'day' or 'month' (timestamp time) or a "
+                 "number > 0 (numeric time), 'late_rows': 'error' | 'audit' | 'reprocess'}",
+                 id="incremental with a time column"),
     pytest.param(call(incremental="{'partition': 5}"),
                  "count_window_aggregate(): `incremental` must be used in a model configured "
                  "materialized='incremental'",

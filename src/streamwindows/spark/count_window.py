@@ -75,8 +75,9 @@ def count_window_incremental_spark(
     model: str | None = None,
 ):
     """What a scheduled run of a count-window model writes: the output of
-    :func:`count_window_aggregate_spark` plus ``time_partition``, the day (or numeric
-    bucket of size ``partition``) of ``point_at``, NULL for each group's provisional
+    :func:`count_window_aggregate_spark` plus ``time_partition``, the day (or the
+    month's first day, ``partition='month'``, or the numeric bucket of size
+    ``partition``) of ``point_at``, NULL for each group's provisional
     last window (``is_final`` false). For a dbt Python model configured
     ``materialized='incremental', incremental_strategy='insert_overwrite',
     partition_by=['time_partition']``: dynamic partition overwrite replaces exactly

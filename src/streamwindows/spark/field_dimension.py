@@ -206,11 +206,12 @@ def field_dimension_incremental_spark(
     (``emit_kind`` 'drain'), and they are provisional: the next run replaces them. The
     model is then built with ``incremental_strategy='insert_overwrite',
     partition_by=['time_partition']``, and every row carries ``time_partition``: the
-    day (``partition='day'``, a timestamp field) or the bucket of size ``partition`` (a
-    numeric field) of ``emitted_at``, NULL for the drained windows. A run returns the
-    drained windows anew, the windows closed since, and the closed windows already in
-    the partition of the latest ``emitted_at`` (new closes fall in it or later ones):
-    dynamic partition overwrite replaces exactly those partitions.
+    day or the month's first day (``partition='day'`` or ``'month'``, a timestamp field)
+    or the bucket of size ``partition`` (a numeric field) of ``emitted_at``, NULL for
+    the drained windows. A run returns the drained windows anew, the windows closed
+    since, and the closed windows already in the partition of the latest
+    ``emitted_at`` (new closes fall in it or later ones): dynamic partition overwrite
+    replaces exactly those partitions.
 
     ``df`` is the whole input so far; ``previous`` the rows emitted before (the model's
     table; None or empty on a first build). Grid windows that only close (a ``size``, no

@@ -1,6 +1,6 @@
 """Shared parts of the Python models' scheduled runs (interval semantics, count windows
 with user aggregates, drained field windows): the table is overwritten by partition, and
-``time_partition`` is the day (timestamp time) or numeric bucket of an output time,
+``time_partition`` is the day or month (timestamp time) or numeric bucket of an output time,
 NULL for the rows a later run replaces (open pieces, provisional windows)."""
 
 from __future__ import annotations
@@ -14,9 +14,10 @@ from streamwindows.errors import InvalidParameterError
 def time_partitioner(function: str, timestamps: bool, partition: Any, model: str | None,
                      column: str = "time column") -> Callable:
     """The Column -> time_partition function, after checking ``partition`` against the
-    time's kind: 'day' for timestamps, a number > 0 (the bucket size) for numbers."""
-    if timestamps and partition != "day":
-        raise InvalidParameterError(function, "partition", f"'day' (the {column} is a timestamp)", partition,
+    time's kind: 'day' or 'month' (its first day) for timestamps, a number > 0 (the
+    bucket size) for numbers."""
+    if timestamps and partition not in ("day", "month"):
+        raise InvalidParameterError(function, "partition", f"'day' or 'month' (the {column} is a timestamp)", partition,
                                     model=model)
     if not timestamps and (isinstance(partition, bool) or not isinstance(partition, (int, float)) or partition <= 0):
         raise InvalidParameterError(function, "partition", f"a number > 0 (the {column} is numeric)", partition,
@@ -24,7 +25,9 @@ def time_partitioner(function: str, timestamps: bool, partition: Any, model: str
     from pyspark.sql import functions as F
 
     def partition_of(value):
-        return F.to_date(value) if timestamps else F.floor(value / F.lit(partition)) * F.lit(partition)
+        if timestamps:
+            return F.trunc(F.to_date(value), "month") if partition == "month" else F.to_date(value)
+        return F.floor(value / F.lit(partition)) * F.lit(partition)
 
     return partition_of
 

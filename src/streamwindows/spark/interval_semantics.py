@@ -483,7 +483,8 @@ def interval_aggregate_incremental_spark(
 ):
     """What a scheduled run of an interval-semantics model writes: the output of
     :func:`interval_aggregate_spark` (with drain) plus ``time_partition``, the day (or
-    numeric bucket of size ``partition``) of ``emitted_at``, NULL for the pieces still
+    month's first day, ``partition='month'``, or numeric bucket of size ``partition``) of
+    ``emitted_at``, NULL for the pieces still
     open (drained). For a dbt Python model configured
     ``materialized='incremental', incremental_strategy='insert_overwrite',
     partition_by=['time_partition']``: dynamic partition overwrite replaces exactly
