@@ -168,3 +168,36 @@ def test_a_seed_value_that_does_not_parse_fails_naming_it_and_keeps_the_table(sp
         assert rows(spark, f"select seq, cast(read_at as string) as read_at, value from {table} order by seq") == loaded
     finally:
         spark.sql(f"drop table if exists {table}")
+
+
+def test_seed_rows_load_with_dbt_sparks_types_and_values(spark, tmp_path):
+    """Seeds load through the session's DataFrame writer with the types dbt infers and
+    the values dbt-spark's `insert ... values (cast(%s as type))` gives: whole numbers as
+    bigint, decimals as double, booleans, dates, times, text with a
+    quote, empty cells NULL, and a column_types override cast from the raw text."""
+    project = tmp_path / "fixture_project"
+    shutil.copytree(FIXTURE, project, ignore=shutil.ignore_patterns("target", "logs"))
+    (project / "seeds" / "_kinds.yml").write_text(
+        "version: 2\nseeds:\n  - name: fixture_kinds\n    config:\n      column_types: {code: int}\n")
+    (project / "seeds" / "fixture_kinds.csv").write_text(
+        "n,x,flag,day,at,label,code\n"
+        "1,0.1,true,2020-01-31,2020-01-31 23:59:58,it's,007\n"
+        "2,,false,,,,\n"
+        "3,-2.5,,2020-02-29,2020-02-29 00:00:00,plain,12\n")
+    table = f"{SCHEMA}.fixture_kinds"
+    try:
+        run_dbt("seed", "--select", "fixture_kinds", project_dir=project)
+        types_ = {f.name: f.dataType.simpleString() for f in spark.table(table).schema.fields}
+        assert types_ == {"n": "bigint", "x": "double", "flag": "boolean", "day": "date", "at": "timestamp",
+                          "label": "string", "code": "int"}
+        loaded = rows(spark, f"select n, x, flag, cast(day as string) as day, cast(at as string) as at, label, code "
+                             f"from {table} order by n")
+        assert loaded == [
+            {"n": 1, "x": 0.1, "flag": True, "day": "2020-01-31", "at": "2020-01-31 23:59:58", "label": "it's",
+             "code": 7},
+            {"n": 2, "x": None, "flag": False, "day": None, "at": None, "label": None, "code": None},
+            {"n": 3, "x": -2.5, "flag": None, "day": "2020-02-29", "at": "2020-02-29 00:00:00", "label": "plain",
+             "code": 12},
+        ]
+    finally:
+        spark.sql(f"drop table if exists {table}")

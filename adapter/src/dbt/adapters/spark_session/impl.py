@@ -48,6 +48,47 @@ class SparkSessionAdapter(SparkAdapter):
             return False
         return bool(filesystem.delete(location, True))
 
+    @available
+    def first_unparseable_seed_value(self, agate_table, typed_columns: dict) -> list | None:
+        """The first typed seed value that its type makes NULL, in CSV order: [row
+        (1-based), column name, raw value], or None. `typed_columns`: column name ->
+        type, for the columns dbt read as text (column_types). One Spark job over the
+        rows in memory, casting as the load does (ANSI off: a value Spark cannot parse
+        becomes NULL)."""
+        from pyspark.sql import functions as F
+
+        if not typed_columns or not agate_table.rows:
+            return None
+        frame = _seed_frame(agate_table)
+        first = None
+        for name, type_ in typed_columns.items():
+            bad = F.col(f"`{name}`").isNotNull() & F.col(f"`{name}`").cast(type_).isNull()
+            first = F.when(bad, F.lit(name)) if first is None else first.when(bad, F.lit(name))
+        found = (frame.select("_sw_row", first.alias("_sw_column"), *[F.col(f"`{n}`") for n in typed_columns])
+                 .where(F.col("_sw_column").isNotNull()).orderBy("_sw_row").limit(1).collect())
+        if not found:
+            return None
+        row = found[0]
+        return [row["_sw_row"], row["_sw_column"], row[row["_sw_column"]]]
+
+    @available
+    def load_seed_rows(self, relation, agate_table, column_types: list) -> int:
+        """Appends a seed's rows to its (new, empty) table through the session's
+        DataFrame writer, each column cast to its type as dbt-spark's
+        `insert ... values (cast(%s as type), ...)` does: numbers as doubles, times as
+        'YYYY-MM-DD hh:mm:ss.fff', the rest as text. One write instead of one SQL
+        statement per 10,000 values, which Spark must parse (about 30 s for the 17,518
+        rows of the hourly temperatures). Returns the number of rows."""
+        from pyspark.sql import functions as F
+
+        if not agate_table.rows:
+            return 0
+        frame = _seed_frame(agate_table)
+        names = list(agate_table.column_names)
+        columns = [F.col(f"`{n}`").cast(t).alias(n) for n, t in zip(names, column_types, strict=True)]
+        frame.select(*columns).write.insertInto(f"{relation.schema}.{relation.identifier}")
+        return len(agate_table.rows)
+
     @classmethod
     def get_adapter_run_info(cls, config):
         # dbt derives the module from the class name ("sparksession"); ours is spark_session.
@@ -61,3 +102,33 @@ class SparkSessionAdapter(SparkAdapter):
             adapter_version=import_module("dbt.adapters.spark_session.__version__").version,
             model_adapter_details=cls._get_adapter_specific_run_info(config),
         )
+
+
+def _seed_frame(agate_table):
+    """A seed's rows as a DataFrame (`_sw_row`, 1-based, then its columns): numbers as
+    doubles, times as 'YYYY-MM-DD hh:mm:ss.fff' text, everything else as text, as
+    dbt-spark's session cursor binds them; empty cells NULL."""
+    import datetime as dt
+    import decimal
+
+    from pyspark.sql import SparkSession
+    from pyspark.sql.types import DoubleType, LongType, StringType, StructField, StructType
+
+    numeric = [all(v is None or (isinstance(v, (int, float, decimal.Decimal)) and not isinstance(v, bool))
+                   for v in agate_table.columns[i].values()) for i in range(len(agate_table.column_names))]
+
+    def bound(value, is_number):
+        if value is None:
+            return None
+        if is_number:
+            return float(value)
+        if isinstance(value, dt.datetime):
+            return value.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+        return str(value)
+
+    fields = [StructField(name, DoubleType() if numeric[i] else StringType())
+              for i, name in enumerate(agate_table.column_names)]
+    schema = StructType([StructField("_sw_row", LongType()), *fields])
+    data = [(position, *[bound(v, numeric[i]) for i, v in enumerate(row)])
+            for position, row in enumerate(agate_table.rows, start=1)]
+    return SparkSession.builder.getOrCreate().createDataFrame(data, schema)
