@@ -15,6 +15,9 @@ from pathlib import Path
 import pytest
 
 PROJECT_DIR = Path(__file__).resolve().parents[1]
+# Hypothesis examples of the slow-marked properties, one per engine family (the others
+# run 8-25): make test runs them; `pytest -m "not slow"` leaves them out.
+MANY_EXAMPLES = 40
 SPARK_DIR = PROJECT_DIR / ".spark" / "pytest"
 
 os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")

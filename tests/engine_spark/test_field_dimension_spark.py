@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from streamwindows import InvalidParameterError, NullFieldError, OutOfOrderError, field_dimension_aggregate
 from streamwindows.spark import field_dimension_aggregate_spark, field_dimension_incremental_spark
 from streamwindows.spark.session import session_setting
+from tests.conftest import MANY_EXAMPLES
 from tests.engine.test_field_dimension import (
     AGGREGATES,
     LATE,
@@ -36,6 +37,18 @@ def on_spark(spark, frame, partitions=None, **options):
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 @given(scenarios())
 def test_spark_matches_pandas_engine(spark, scenario):
+    spark_matches_pandas_engine(spark, scenario)
+
+
+@pytest.mark.slow
+@settings(max_examples=MANY_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@given(scenarios())
+def test_spark_matches_pandas_engine_on_many_streams(spark, scenario):
+    """StreamBase's family on many more scenarios."""
+    spark_matches_pandas_engine(spark, scenario)
+
+
+def spark_matches_pandas_engine(spark, scenario):
     frame, options = scenario
     if "seq" not in options:  # a DataFrame has no row order: give it one
         frame = frame.assign(arrival=np.arange(len(frame)) * 2 + 1)

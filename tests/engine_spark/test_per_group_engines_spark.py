@@ -22,6 +22,7 @@ from streamwindows.interval_semantics import interval_pieces
 from streamwindows.spark import count_window_aggregate_spark, interval_aggregate_spark
 from streamwindows.spark.per_group import apply_per_group
 from streamwindows.spark.session import session_setting
+from tests.conftest import MANY_EXAMPLES
 from tests.engine.reference_field_dimension import rows
 
 SCHEMA = "seq long, g string, t0 long, t1 long, v double"
@@ -82,6 +83,18 @@ def test_count_window_on_spark_equals_pandas(spark, frame, n):
 @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
 @given(frame=ordered_events(), drain=st.booleans(), latency=st.booleans())
 def test_interval_semantics_on_spark_equals_pandas(spark, frame, drain, latency):
+    interval_semantics_on_spark_equals_pandas(spark, frame, drain, latency)
+
+
+@pytest.mark.slow
+@settings(max_examples=MANY_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@given(frame=ordered_events(), drain=st.booleans(), latency=st.booleans())
+def test_interval_semantics_on_spark_equals_pandas_on_many_streams(spark, frame, drain, latency):
+    """Odysseus's family on many more streams."""
+    interval_semantics_on_spark_equals_pandas(spark, frame, drain, latency)
+
+
+def interval_semantics_on_spark_equals_pandas(spark, frame, drain, latency):
     options = dict(start="t0", end="t1", group_by="g", arrival="seq", drain=drain, latency_optimized=latency,
                    aggregates={"n": "count(*)", "s": "sum(v)", "hi": "max(v)"})
     with session_setting(spark, "spark.sql.shuffle.partitions", "3"):

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from streamwindows import count_window_aggregate as engine_count_window
-from tests.conftest import run_dbt
+from tests.conftest import MANY_EXAMPLES, run_dbt
 
 
 @pytest.fixture(scope="module")
@@ -60,9 +60,19 @@ def normalise(value):
 
 @pytest.mark.parametrize("n", [1, 2, 4], ids=lambda n: f"N={n}")
 def test_count_window_sql_equals_the_engine(spark, n):
+    check_count_window_sql(spark, n, examples=10)
+
+
+@pytest.mark.slow
+def test_count_window_sql_equals_the_engine_on_many_streams(spark):
+    """StreamInsight's family on many more streams (N = 3)."""
+    check_count_window_sql(spark, 3, examples=MANY_EXAMPLES)
+
+
+def check_count_window_sql(spark, n, examples):
     sql = call(n)
 
-    @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=examples, deadline=None, suppress_health_check=list(HealthCheck))
     @given(stream=streams())
     def check(stream):
         frame = pd.DataFrame(stream, columns=["seq", "g", "t", "v"]).astype({"v": "Int64"})

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import run_dbt
+from tests.conftest import MANY_EXAMPLES, run_dbt
 from tests.macros.reference_fenl import UTC, cron, per_row
 
 
@@ -107,10 +107,20 @@ PER_ROW = [
 
 @pytest.mark.parametrize(("window", "kind", "n"), PER_ROW)
 def test_per_row_windows_match_reference(spark, window, kind, n):
+    check_per_row_window(spark, window, kind, n, examples=12)
+
+
+@pytest.mark.slow
+def test_sliding_window_matches_reference_on_many_streams(spark):
+    """Fenl's family on many more streams: sliding(3, flag), a NULL predicate false."""
+    check_per_row_window(spark, "fenl_sliding(3, 'flag')", "sliding", 3, examples=MANY_EXAMPLES)
+
+
+def check_per_row_window(spark, window, kind, n, examples):
     sql = call(window)
     base, unit = dt.datetime(2024, 1, 1, tzinfo=UTC), dt.timedelta(minutes=1)
 
-    @settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=examples, deadline=None, suppress_health_check=list(HealthCheck))
     @given(stream=streams())
     def check(stream):
         load(spark, stream, base=base, unit=unit)

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import run_dbt
+from tests.conftest import MANY_EXAMPLES, run_dbt
 from tests.macros.reference_sqlstream import range_window, rows_window
 
 
@@ -88,15 +88,14 @@ RANGE_CASES = [
 ]
 
 
-@pytest.mark.parametrize(("direction", "ties", "partition_by", "size"), RANGE_CASES)
-def test_numeric_range_window_matches_reference(spark, direction, ties, partition_by, size):
+def check_numeric_range_window(spark, direction, ties, partition_by, size, examples):
     sql = compiled(
         "{{ range_window_aggregate('sw_input', time_column='t', range=" + str(size)
         + f", direction='{direction}', ties='{ties}', partition_by={partition_by!r}, "
         + f"arrival_order='seq', aggregates={AGGREGATES_SQL}) }}}}"
     )
 
-    @settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=examples, deadline=None, suppress_health_check=list(HealthCheck))
     @given(stream=streams())
     def check(stream):
         got = run_on(spark, sql, stream, as_timestamp=False)
@@ -106,6 +105,18 @@ def test_numeric_range_window_matches_reference(spark, direction, ties, partitio
         assert_matches(got, expected, names)
 
     check()
+
+
+@pytest.mark.parametrize(("direction", "ties", "partition_by", "size"), RANGE_CASES)
+def test_numeric_range_window_matches_reference(spark, direction, ties, partition_by, size):
+    check_numeric_range_window(spark, direction, ties, partition_by, size, examples=12)
+
+
+@pytest.mark.slow
+def test_range_window_matches_reference_on_many_streams(spark):
+    """SQLstream's family on many more streams: FOLLOWING (provisional rows) per
+    partition with arrival ties, the case with the most moving parts."""
+    check_numeric_range_window(spark, "following", "arrival", ["p"], 3, examples=MANY_EXAMPLES)
 
 
 def test_interval_range_over_timestamps_matches_reference(spark):
