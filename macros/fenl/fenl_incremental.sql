@@ -278,7 +278,7 @@
   {%- endif -%}
   {#- The state may lag the cut by up to a week of partitions (below), and a sliding
       window reads its context before that: the arrival floor sits that far back. -#}
-  {%- set step = 86400000000 if inc.kind == 'interval' else inc.partition -%}
+  {%- set step = stream_windows._sw_step(inc) -%}
   {%- set lag = 7 * step -%}
   {%- set plan = stream_windows._sw_incremental_plan(macro_name, inc, relation, arrival_order, entities, none, 0,
       horizon=lag + (16 * step if spec.fenl_window == 'sliding' else 0)) -%}
@@ -361,7 +361,7 @@ where {{ key }} >= {{ cut }}
       The run reads from X, the day start of the period holding the plan's cut: the
       cut's own day for UTC hours and days, up to a day before it in another zone, a
       month or a year before it for those periods (the arrival floor's horizon). -#}
-  {%- set day = 86400000000 if inc.kind == 'interval' else inc.partition -%}
+  {%- set day = stream_windows._sw_step(inc) -%}
   {%- set horizon = (0 if time_zone == 'UTC' else day) if period in ('hourly', 'daily') else day * {'monthly': 32, 'yearly': 367}[period] -%}
   {%- set entity_table = stream_windows._sw_companion('__fenl_entities') -%}
   {#- Without its entities (a full build that failed after its prepare hook dropped

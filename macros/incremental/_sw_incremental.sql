@@ -102,12 +102,19 @@
   {%- endif -%}
 {% endmacro %}
 
+{% macro _sw_step(spec) %}
+  {#- A day in key units (microseconds) for timestamp times, whatever the partition (the
+      spans a plan counts back, its horizons and lookback searches, are in days), or the
+      numeric bucket. -#}
+  {{ return(86400000000 if spec.kind == 'interval' else spec.partition) }}
+{% endmacro %}
+
 {% macro _sw_partition_end(spec, start) %}
   {#- The start of the partition after the one starting at `start`. -#}
   {%- if spec.partition == 'month' -%}
     {{ return(stream_windows._sw_partition_start(spec, start + 32 * 86400000000)) }}
   {%- else -%}
-    {{ return(start + (86400000000 if spec.kind == 'interval' else spec.partition)) }}
+    {{ return(start + stream_windows._sw_step(spec)) }}
   {%- endif -%}
 {% endmacro %}
 
@@ -116,8 +123,7 @@
   {%- if spec.partition == 'month' -%}
     {{ return("(cast(unix_date(trunc(to_date(timestamp_micros(" ~ key ~ ")), 'MM')) as bigint) * 86400000000)") }}
   {%- else -%}
-    {%- set step = 86400000000 if spec.kind == 'interval' else spec.partition -%}
-    {{ return('(' ~ key ~ ' - pmod(' ~ key ~ ', ' ~ step ~ '))') }}
+    {{ return('(' ~ key ~ ' - pmod(' ~ key ~ ', ' ~ stream_windows._sw_step(spec) ~ '))') }}
   {%- endif -%}
 {% endmacro %}
 
@@ -185,7 +191,7 @@
     {%- set seen = stream_windows._sw_latest(key, arrival_order, this) -%}
     {%- set seen = {'w': seen['w'], 's': seen['s'], 'floor': none} if seen['w'] is not none else none -%}
   {%- endif -%}
-  {%- set step = 86400000000 if spec.kind == 'interval' else spec.partition -%}
+  {%- set step = stream_windows._sw_step(spec) -%}
   {%- set horizon = horizon if horizon is not none else (reach_past if reach_past is not none else 16 * step) -%}
   {%- set audit = stream_windows._sw_companion('__late_rows') -%}
   {%- set fingerprints = {'table': stream_windows._sw_companion('__input_fingerprints') | string, 'input': relation | string,
@@ -590,7 +596,7 @@
       recomputation then reads little more than the context it needs.
       A span that ends before the oldest input, or the last search, reads every older
       row of the groups still short. -#}
-  {%- set step = 86400000000 if spec.kind == 'interval' else spec.partition -%}
+  {%- set step = stream_windows._sw_step(spec) -%}
   {%- set group_list = partitions | join(', ') if partitions else '' -%}
   {%- set spans = [1, 2, 3, 4] -%}
   {%- for power in range(1, 11) -%}{%- do spans.extend([6 * 4 ** (power - 1), 8 * 4 ** (power - 1), 12 * 4 ** (power - 1), 16 * 4 ** (power - 1)]) -%}{%- endfor -%}

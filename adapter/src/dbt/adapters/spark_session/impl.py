@@ -109,13 +109,15 @@ def _seed_frame(agate_table):
     doubles, times as 'YYYY-MM-DD hh:mm:ss.fff' text, everything else as text, as
     dbt-spark's session cursor binds them; empty cells NULL."""
     import datetime as dt
-    import decimal
 
+    import agate
+    from dbt_common.clients.agate_helper import Integer
     from pyspark.sql import SparkSession
     from pyspark.sql.types import DoubleType, LongType, StringType, StructField, StructType
 
-    numeric = [all(v is None or (isinstance(v, (int, float, decimal.Decimal)) and not isinstance(v, bool))
-                   for v in agate_table.columns[i].values()) for i in range(len(agate_table.column_names))]
+    # The types dbt's agate inference gave (the column_types columns are Text; dbt's
+    # Integer is not an agate Number).
+    numeric = [isinstance(t, (agate.Number, Integer)) for t in agate_table.column_types]
 
     def bound(value, is_number):
         if value is None:

@@ -43,7 +43,6 @@
 {%- endmacro %}
 
 
-
 {% macro spark_session__load_csv_rows(model, agate_table) -%}
   {%- set column_override = model['config'].get('column_types', {}) -%}
   {%- set types = [] -%}
