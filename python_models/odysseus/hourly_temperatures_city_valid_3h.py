@@ -3,8 +3,9 @@ is valid for 3 hours, [reading_at, reading_at + 3h); per city, one row per eleme
 interval (an hour, when readings come every hour) with the readings valid there and
 their lowest, highest and mean temperature. Scheduled runs recompute only the pieces
 emitted from the month of the earliest new reading on and the pieces still open (README
-"Incremental runs"); a reading older than its city's latest fails the run with
-OutOfOrder, as it fails a full build."""
+"Incremental runs"); a reading older than one that arrived before it (either city's)
+fails the run with OutOfOrder, as it fails a full build (with `--vars '{late_rows:
+audit}'` it goes to hourly_temperatures_city_valid_3h__late_rows and stays out)."""
 
 from pyspark.sql import functions as F
 
@@ -30,5 +31,7 @@ def model(dbt, session):
             "avg_temp_f": "avg(temp_f)",
         },
         partition="month",
+        late_rows=dbt.config.get("late_rows"),
+        this=str(dbt.this),
         model="hourly_temperatures_city_valid_3h",
     )

@@ -18,5 +18,7 @@ def model(dbt, session):
         arrival="seq",
         aggregates={"events_valid": "count(*)", "max_price": "max(price)"},
         partition=10,
+        late_rows=dbt.config.get("late_rows"),
+        this=str(dbt.this),
         model="validity_events_count",
     )

@@ -23,5 +23,7 @@ def model(dbt, session):
         drain=True,
         partition=10,
         seq="seq",
+        late_rows=dbt.config.get("late_rows"),
+        this=str(dbt.this),
         model="field_jump_windows",
     )

@@ -2,7 +2,8 @@
 6 hours advancing by 1 hour on the reading time (a timestamp field, in seconds), with
 the low, high and mean temperature. Scheduled runs append the windows that closed since
 the last run (README "Incremental runs"); a reading older than what a run has already
-passed fails it with OutOfOrder, as it fails a full build."""
+passed fails it with OutOfOrder, as it fails a full build (with `--vars '{late_rows:
+audit}'` it goes to hourly_temperatures_city_field_6h__late_rows and stays out)."""
 
 from streamwindows.spark import field_dimension_incremental_spark
 
@@ -23,5 +24,7 @@ def model(dbt, session):
             "avg_temp_f": "avg(temp_f)",
         },
         seq="seq",
+        late_rows=dbt.config.get("late_rows"),
+        this=str(dbt.this),
         model="hourly_temperatures_city_field_6h",
     )

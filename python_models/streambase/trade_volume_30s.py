@@ -19,5 +19,7 @@ def model(dbt, session):
         group_by=["symbol"],
         aggregates={"total_volume": "sum(volume)"},
         seq="seq",
+        late_rows=dbt.config.get("late_rows"),
+        this=str(dbt.this),
         model="trade_volume_30s",
     )

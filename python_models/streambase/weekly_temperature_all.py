@@ -24,5 +24,7 @@ def model(dbt, session):
             "high_temp_c_avg": "avg(high_temp_c)",
         },
         seq="seq",
+        late_rows=dbt.config.get("late_rows"),
+        this=str(dbt.this),
         model="weekly_temperature_all",
     )

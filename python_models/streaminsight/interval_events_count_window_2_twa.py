@@ -24,5 +24,7 @@ def model(dbt, session):
         aggregates={"events": "count(*)"},
         user_aggregates={"twa_reading": time_weighted_average("reading")},
         partition=10,
+        late_rows=dbt.config.get("late_rows"),
+        this=str(dbt.this),
         model="interval_events_count_window_2_twa",
     )

@@ -25,6 +25,7 @@ from streamwindows.spark.incremental import (
     suffixed,
     time_partitioner,
 )
+from streamwindows.spark.late_rows import late_rows_policy
 from streamwindows.spark.per_group import apply_per_group
 
 
@@ -72,6 +73,8 @@ def count_window_incremental_spark(
     user_aggregates: Mapping[str, Callable[[pd.DataFrame], Any]] | None = None,
     user_aggregate_types: Mapping[str, str] | None = None,
     partition: Any = "day",
+    late_rows: str = "error",
+    this: str | None = None,
     model: str | None = None,
 ):
     """What a scheduled run of a count-window model writes: the output of
@@ -103,6 +106,11 @@ def count_window_incremental_spark(
       the events starting at or after c make the same windows from c on.
     * So the run reads the events of each group's last N start times and the new
       ones, never the closed history's windows.
+
+    ``late_rows`` ('error', 'audit' or 'reprocess') and ``this`` (the model's table,
+    ``str(dbt.this)``) pick what an event that arrives out of its group's order does
+    (:mod:`streamwindows.spark.late_rows`): under 'audit' it goes to
+    ``<this>__late_rows`` and stays out of the windows.
     """
     from pyspark.sql import Window
     from pyspark.sql import functions as F
@@ -116,6 +124,11 @@ def count_window_incremental_spark(
     full = count_window_aggregate_spark(df, **options)  # validates before any Spark job
     partition_of = time_partitioner(INCREMENTAL_FUNCTION, df.schema[time].dataType.simpleString()
                                     .startswith("timestamp"), partition, model)
+    policy = late_rows_policy(INCREMENTAL_FUNCTION, late_rows, this, time=time, arrival=arrival, streams=groups,
+                              model=model)
+    kept = policy.input_for(df, full=previous is None)
+    if kept is not df:  # audited events left out
+        df, full = kept, count_window_aggregate_spark(kept, **options)
 
     def with_partition(frame):
         return frame.withColumn("time_partition", F.when(F.col("is_final"), partition_of(F.col("point_at"))))

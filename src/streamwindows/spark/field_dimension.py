@@ -54,6 +54,7 @@ from streamwindows.field_dimension import (
 from streamwindows.spark.columns import PANDAS_TYPES, SEQ, VALUE, aggregate_spark_type, plain, quote
 from streamwindows.spark.field_dimension_ranges import DISTINCT_VALUES_LIMIT  # one limit for both plans
 from streamwindows.spark.incremental import require_time_partition, time_partitioner
+from streamwindows.spark.late_rows import late_rows_policy
 
 SPARK_FUNCTION = "field_dimension_aggregate_spark"
 _PART, _CID = "__part__", "__candidate__"
@@ -196,6 +197,8 @@ def field_dimension_incremental_spark(
     optional_windows: str = "single",
     drain: bool = False,
     partition: Any = None,
+    late_rows: str = "error",
+    this: str | None = None,
     model: str | None = None,
     partitions: int | None = None,
 ):
@@ -227,12 +230,21 @@ def field_dimension_incremental_spark(
     (group, seq, field) columns gives each group's first arrival (the order of windows
     that start together) and checks that no row below the cut arrived after a row
     above it: such a late row fails the run with OutOfOrder, as it fails a full build.
+
+    ``late_rows`` ('error', 'audit' or 'reprocess') and ``this`` (the model's table,
+    ``str(dbt.this)``) pick what a row that arrives out of order does
+    (:mod:`streamwindows.spark.late_rows`): under 'audit' it goes to
+    ``<this>__late_rows`` and stays out of the windows.
     """
-    prepared = _prepare(
-        df, seq=seq, model=model, partitions=partitions, field=field, size=size, advance=advance, offset=offset,
-        group_by=group_by, opening="advance", optional_windows=optional_windows, emit_every=None,
-        aggregates=aggregates, drain=bool(drain),
-    )
+    def prepare(frame):
+        return _prepare(
+            frame, seq=seq, model=model, partitions=partitions, field=field, size=size, advance=advance,
+            offset=offset, group_by=group_by, opening="advance", optional_windows=optional_windows, emit_every=None,
+            aggregates=aggregates, drain=bool(drain),
+        )
+
+    prepared = prepare(df)
+    policy = late_rows_policy(SPARK_FUNCTION, late_rows, this, time=field, arrival=seq, model=model)
     from pyspark.sql import functions as F
 
     from streamwindows.spark import field_dimension_ranges
@@ -246,6 +258,9 @@ def field_dimension_incremental_spark(
                                     "appended)", partition, model=model)
     if drain:  # the drained windows are replaced by partition
         partition_of = time_partitioner(SPARK_FUNCTION, params.field_kind == "timestamp", partition, model, "field")
+    kept = policy.input_for(df, full=previous is None)
+    if kept is not df:  # audited rows left out
+        df, prepared = kept, prepare(kept)
 
     def with_partition(frame):
         return frame.withColumn("time_partition", partition_of(F.col("emitted_at"))) if drain else frame

@@ -66,6 +66,7 @@ from streamwindows.spark.incremental import (
     suffixed,
     time_partitioner,
 )
+from streamwindows.spark.late_rows import late_rows_policy
 from streamwindows.spark.per_group import apply_per_group, empty_frame
 from streamwindows.spark.shipping import ship_package
 
@@ -479,6 +480,8 @@ def interval_aggregate_incremental_spark(
     arrival: str,
     group_by: Sequence[str] | str | None = None,
     partition: Any = "day",
+    late_rows: str = "error",
+    this: str | None = None,
     model: str | None = None,
 ):
     """What a scheduled run of an interval-semantics model writes: the output of
@@ -514,6 +517,11 @@ def interval_aggregate_incremental_spark(
       input's (group, arrival) columns.
     * So the run reads the input's events that end after their group's c (open state
       and new events), never the closed history's pieces.
+
+    ``late_rows`` ('error', 'audit' or 'reprocess') and ``this`` (the model's table,
+    ``str(dbt.this)``) pick what an event that starts before one that arrived earlier
+    (any group) does (:mod:`streamwindows.spark.late_rows`): under 'audit' it goes to
+    ``<this>__late_rows`` and stays out of the pieces.
     """
     from pyspark.sql import functions as F
 
@@ -525,6 +533,8 @@ def interval_aggregate_incremental_spark(
     columns = list(interval_aggregate(empty_frame(df), **options).columns)  # validates before any Spark job
     partition_of = time_partitioner(INCREMENTAL_FUNCTION, df.schema[start].dataType.simpleString()
                                     .startswith("timestamp"), partition, model, "start column")
+    policy = late_rows_policy(INCREMENTAL_FUNCTION, late_rows, this, time=start, arrival=arrival, model=model)
+    df = policy.input_for(df, full=previous is None)
 
     def with_partition(frame):
         return frame.withColumn("time_partition", partition_of(F.col("emitted_at")))
