@@ -26,6 +26,7 @@ from streamwindows.spark.incremental import (
     time_partitioner,
 )
 from streamwindows.spark.late_rows import late_rows_policy
+from streamwindows.spark.numbering import numbered
 from streamwindows.spark.per_group import apply_per_group
 
 
@@ -43,11 +44,25 @@ def count_window_aggregate_spark(
     model: str | None = None,
 ):
     """Count windows over a Spark DataFrame: the output of
-    :func:`streamwindows.count_window_aggregate` for every group (without emit_seq), with
-    the group columns, point_at, window_start, window_end, event_count, is_final, the
+    :func:`streamwindows.count_window_aggregate` for every group, with the group
+    columns, point_at, window_start, window_end, event_count, is_final, emit_seq, the
     built-in aggregates and the user aggregates (``user_aggregate_types`` gives their
-    Spark types, default double)."""
+    Spark types, default double).
+
+    ``emit_seq`` is the pandas engine's order: by ``point_at``, then by the group's first
+    arrival (its least ``arrival``). Without ``arrival`` the engine takes the rows in
+    start-time order, and a DataFrame has no row order to break ties with: groups are
+    ordered by their first start time, then by their keys."""
     groups = [group_by] if isinstance(group_by, str) else list(group_by or [])
+    windows = _windows(df, time=time, n=n, aggregates=aggregates, end=end, groups=groups, arrival=arrival,
+                       user_aggregates=user_aggregates, user_aggregate_types=user_aggregate_types, model=model)
+    firsts = _group_firsts(df, groups, time, arrival)
+    return _emission_order(windows.join(firsts, null_safe_match(windows, firsts, groups, "__first"), "left")
+                           .drop(*[g + "__first" for g in groups]), groups, first=0).select(*_columns(windows))
+
+
+def _windows(df, *, time, n, aggregates, end, groups, arrival, user_aggregates, user_aggregate_types, model):
+    """Every group's windows, without emit_seq (apply_per_group)."""
     options = dict(time=time, n=n, aggregates=aggregates, end=end, group_by=groups or None, arrival=arrival,
                    user_aggregates=user_aggregates, model=model)
     declared = {name: (user_aggregate_types or {}).get(name, "double") for name in (user_aggregates or {})}
@@ -55,6 +70,29 @@ def count_window_aggregate_spark(
                            time_columns=("point_at", "window_start", "window_end"), time_source=time,
                            order_by=[arrival or time], integer_inputs=[time, end, arrival],
                            declared_types=declared)
+
+
+def _group_firsts(df, groups: Sequence[str], time: str, arrival: str | None):
+    """Per group, ``_sw_first``: its least arrival (or start time, without ``arrival``);
+    the group columns suffixed '__first'."""
+    from pyspark.sql import functions as F
+
+    return suffixed(df.groupBy(*groups).agg(F.min(arrival or time).alias("_sw_first")), groups, "__first")
+
+
+def _emission_order(windows, groups: Sequence[str], first: int):
+    """``windows`` (with ``_sw_first``) numbered from ``first`` by point_at, the group's
+    first arrival, then its keys (a total order: one window per group and point)."""
+    from pyspark.sql import functions as F
+
+    return numbered(windows, [F.col("point_at"), F.col("_sw_first"), *[F.col(g) for g in groups]], first=first)
+
+
+def _columns(windows) -> list[str]:
+    """The output's columns in the pandas engine's order: emit_seq after is_final."""
+    names = [c for c in windows.columns if c != "_sw_first"]
+    at = names.index("is_final") + 1
+    return [*names[:at], "emit_seq", *names[at:]]
 
 
 INCREMENTAL_FUNCTION = "count_window_incremental_spark"
@@ -121,20 +159,19 @@ def count_window_incremental_spark(
                                     "new events from processed ones)", arrival, model=model)
     options = dict(time=time, n=n, aggregates=aggregates, end=end, group_by=groups or None, arrival=arrival,
                    user_aggregates=user_aggregates, user_aggregate_types=user_aggregate_types, model=model)
-    full = count_window_aggregate_spark(df, **options)  # validates before any Spark job
+    _windows(df, time=time, n=n, aggregates=aggregates, end=end, groups=groups, arrival=arrival,  # validates
+             user_aggregates=user_aggregates, user_aggregate_types=user_aggregate_types, model=model)
     partition_of = time_partitioner(INCREMENTAL_FUNCTION, df.schema[time].dataType.simpleString()
                                     .startswith("timestamp"), partition, model)
     policy = late_rows_policy(INCREMENTAL_FUNCTION, late_rows, this, time=time, arrival=arrival, streams=groups,
                               model=model)
-    kept = policy.input_for(df, full=previous is None)
-    if kept is not df:  # audited events left out
-        df, full = kept, count_window_aggregate_spark(kept, **options)
+    df = policy.input_for(df, full=previous is None)  # without the audited events
 
     def with_partition(frame):
         return frame.withColumn("time_partition", F.when(F.col("is_final"), partition_of(F.col("point_at"))))
 
     if previous is None:
-        return with_partition(full)
+        return with_partition(count_window_aggregate_spark(df, **options))
     require_time_partition(previous, INCREMENTAL_FUNCTION, model)
 
     # Each group's latest start P: the point of its provisional window (the NULL
@@ -165,7 +202,41 @@ def count_window_incremental_spark(
                     "__cut")
     fed = df.join(F.broadcast(cuts), null_safe_match(df, cuts, groups, "__cut"), "left")
     fed = fed.where(F.col("_sw_cut").isNull() | (F.col(time) >= F.col("_sw_cut"))).select(*df.columns)
-    return with_partition(count_window_aggregate_spark(fed, **options))
+    windows = _windows(fed, time=time, n=n, aggregates=aggregates, end=end, groups=groups, arrival=arrival,
+                       user_aggregates=user_aggregates, user_aggregate_types=user_aggregate_types, model=model)
+    firsts = _group_firsts(df, groups, time, arrival)  # the whole input's
+    windows = windows.join(firsts, null_safe_match(windows, firsts, groups, "__first"), "left").drop(
+        *[g + "__first" for g in groups])
+    boundary = None if earliest is None else partition_of(F.lit(earliest))
+    return with_partition(_numbered_on(windows, previous, groups, boundary, partition_of, model)
+                          .select(*_columns(windows)))
+
+
+def _numbered_on(windows, previous, groups: Sequence[str], boundary, partition_of, model: str | None):
+    """The rewritten windows numbered as a full build numbers them. No window starts or
+    ends being before ``boundary`` (the partition of the earliest window that becomes
+    final or first appears): the windows there keep their places, so the rewritten ones
+    there (provisional windows of groups without a later start) keep their emit_seq,
+    and the others follow the K windows before ``boundary``, in emission order."""
+    from pyspark.sql import functions as F
+
+    if "emit_seq" not in previous.columns:
+        raise InvalidParameterError(INCREMENTAL_FUNCTION, "previous", "a table with emit_seq (this version numbers "
+                                    "the windows); rebuild it once with --full-refresh",
+                                    f"a table with columns {', '.join(previous.columns)}", model=model)
+    before = F.lit(True) if boundary is None else partition_of(F.col("point_at")) < boundary
+    state = previous.agg(F.min(F.when(~before, F.col("emit_seq"))).alias("k"), F.max("emit_seq").alias("last")).first()
+    k = state["k"] if state["k"] is not None else (state["last"] + 1 if state["last"] is not None else 0)
+    placed = previous.where(F.col("time_partition").isNull() & before).select(
+        *[F.col(g).alias(g + "__old") for g in groups], F.col("point_at").alias("_sw_old_point"),
+        F.col("emit_seq").alias("_sw_old_seq"))
+    kept = windows.where(before)
+    kept = kept.join(placed, null_safe_match(kept, placed, groups, "__old")
+                     & (kept["point_at"] == placed["_sw_old_point"]), "left")
+    kept = kept.withColumn("emit_seq", F.col("_sw_old_seq")).drop(
+        *[g + "__old" for g in groups], "_sw_old_point", "_sw_old_seq")
+    moved = _emission_order(windows.where(~before), groups, first=int(k))
+    return kept.unionByName(moved)
 
 
 def _raise_out_of_order(df, late, groups: Sequence[str], options: Mapping[str, Any]) -> None:

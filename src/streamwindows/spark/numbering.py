@@ -1,0 +1,38 @@
+"""``emit_seq`` over a Spark DataFrame: each row's rank in a total order, numbered in
+parallel ranges rather than in one task."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+_PART = "_sw_range"
+_KEPT: list = []  # the ranges of the latest numbering (see numbered)
+
+
+def numbered(rows, keys: Sequence, first: int = 0, column: str = "emit_seq"):
+    """``rows`` with ``column`` = ``first`` + the row's 0-based rank by ``keys`` (Columns
+    that order the rows totally; NULLs first). The rows are range-partitioned on the
+    keys and sorted within each range; one job counts each range's rows, and a row's
+    number is the count of the earlier ranges plus its place in its own. The ranged rows
+    stay cached until the next numbering: the counts belong to that one partitioning
+    (a recomputed range partitioning may sample other bounds)."""
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
+    order = [k.asc_nulls_first() for k in keys]
+    parts = int(rows.sparkSession.conf.get("spark.sql.shuffle.partitions"))
+    while _KEPT:
+        _KEPT.pop().unpersist()
+    ranged = (rows.repartitionByRange(parts, *order).sortWithinPartitions(*order)
+              .withColumn(_PART, F.spark_partition_id()).persist(StorageLevel.MEMORY_AND_DISK))
+    _KEPT.append(ranged)
+    counts = dict(ranged.groupBy(_PART).count().collect())
+    offsets, running = {0: first}, first  # (an empty map would not type)
+    for part in sorted(counts):
+        offsets[part] = running
+        running += counts[part]
+    offset_map = F.create_map(*[x for p, o in offsets.items() for x in (F.lit(p), F.lit(o).cast("bigint"))])
+    # Within a range the rows keep their sorted order; monotonically_increasing_id counts
+    # them from the range's id shifted left by 33 bits.
+    local = F.monotonically_increasing_id() - F.shiftleft(F.spark_partition_id().cast("bigint"), 33)
+    return ranged.withColumn(column, F.element_at(offset_map, F.col(_PART)) + local).drop(_PART)
