@@ -67,6 +67,7 @@ from streamwindows.spark.incremental import (
     time_partitioner,
 )
 from streamwindows.spark.late_rows import late_rows_policy
+from streamwindows.spark.numbering import range_offsets
 from streamwindows.spark.per_group import apply_per_group, empty_frame
 from streamwindows.spark.shipping import ship_package
 
@@ -460,12 +461,7 @@ def _numbered(rows, keys: list, first_emit_seq: int, ranged: bool):
         _CACHED.pop().unpersist()
     rows = rows.persist(StorageLevel.MEMORY_AND_DISK)
     _CACHED.append(rows)
-    counts = dict(rows.groupBy(_K).count().collect())
-    offsets, running = {0: first_emit_seq}, first_emit_seq  # (an empty map would not type)
-    for k in sorted(counts):
-        offsets[k] = running
-        running += counts[k]
-    offset_map = F.create_map(*[x for k, o in offsets.items() for x in (F.lit(k), F.lit(o).cast("bigint"))])
+    offset_map = range_offsets(dict(rows.groupBy(_K).count().collect()), first_emit_seq)
     within = Window.partitionBy(_K).orderBy(*order)
     return rows.withColumn("emit_seq", F.element_at(offset_map, F.col(_K)) + F.row_number().over(within) - 1)
 

@@ -26,13 +26,20 @@ def numbered(rows, keys: Sequence, first: int = 0, column: str = "emit_seq"):
     ranged = (rows.repartitionByRange(parts, *order).sortWithinPartitions(*order)
               .withColumn(_PART, F.spark_partition_id()).persist(StorageLevel.MEMORY_AND_DISK))
     _KEPT.append(ranged)
-    counts = dict(ranged.groupBy(_PART).count().collect())
-    offsets, running = {0: first}, first  # (an empty map would not type)
-    for part in sorted(counts):
-        offsets[part] = running
-        running += counts[part]
-    offset_map = F.create_map(*[x for p, o in offsets.items() for x in (F.lit(p), F.lit(o).cast("bigint"))])
+    offset_map = range_offsets(dict(ranged.groupBy(_PART).count().collect()), first)
     # Within a range the rows keep their sorted order; monotonically_increasing_id counts
     # them from the range's id shifted left by 33 bits.
     local = F.monotonically_increasing_id() - F.shiftleft(F.spark_partition_id().cast("bigint"), 33)
     return ranged.withColumn(column, F.element_at(offset_map, F.col(_PART)) + local).drop(_PART)
+
+
+def range_offsets(counts: dict, first: int):
+    """A map Column: range id -> the number of its first row (``first`` plus the rows of
+    the ranges before it, by id), from ``counts`` (range id -> rows)."""
+    from pyspark.sql import functions as F
+
+    offsets, running = {0: first}, first  # (an empty map would not type)
+    for part in sorted(counts):
+        offsets[part] = running
+        running += counts[part]
+    return F.create_map(*[x for p, o in offsets.items() for x in (F.lit(p), F.lit(o).cast("bigint"))])
