@@ -56,9 +56,8 @@ def count_window_aggregate_spark(
     groups = [group_by] if isinstance(group_by, str) else list(group_by or [])
     windows = _windows(df, time=time, n=n, aggregates=aggregates, end=end, groups=groups, arrival=arrival,
                        user_aggregates=user_aggregates, user_aggregate_types=user_aggregate_types, model=model)
-    firsts = _group_firsts(df, groups, time, arrival)
-    return _emission_order(windows.join(firsts, null_safe_match(windows, firsts, groups, "__first"), "left")
-                           .drop(*[g + "__first" for g in groups]), groups, first=0).select(*_columns(windows))
+    return _emission_order(_with_group_firsts(windows, df, groups, time, arrival), groups,
+                           first=0).select(*_columns(windows))
 
 
 def _windows(df, *, time, n, aggregates, end, groups, arrival, user_aggregates, user_aggregate_types, model):
@@ -72,12 +71,14 @@ def _windows(df, *, time, n, aggregates, end, groups, arrival, user_aggregates, 
                            declared_types=declared)
 
 
-def _group_firsts(df, groups: Sequence[str], time: str, arrival: str | None):
-    """Per group, ``_sw_first``: its least arrival (or start time, without ``arrival``);
-    the group columns suffixed '__first'."""
+def _with_group_firsts(windows, df, groups: Sequence[str], time: str, arrival: str | None):
+    """``windows`` with ``_sw_first``, its group's least arrival in ``df`` (or least start
+    time, without ``arrival``)."""
     from pyspark.sql import functions as F
 
-    return suffixed(df.groupBy(*groups).agg(F.min(arrival or time).alias("_sw_first")), groups, "__first")
+    firsts = suffixed(df.groupBy(*groups).agg(F.min(arrival or time).alias("_sw_first")), groups, "__first")
+    return windows.join(firsts, null_safe_match(windows, firsts, groups, "__first"), "left").drop(
+        *[g + "__first" for g in groups])
 
 
 def _emission_order(windows, groups: Sequence[str], first: int):
@@ -204,9 +205,7 @@ def count_window_incremental_spark(
     fed = fed.where(F.col("_sw_cut").isNull() | (F.col(time) >= F.col("_sw_cut"))).select(*df.columns)
     windows = _windows(fed, time=time, n=n, aggregates=aggregates, end=end, groups=groups, arrival=arrival,
                        user_aggregates=user_aggregates, user_aggregate_types=user_aggregate_types, model=model)
-    firsts = _group_firsts(df, groups, time, arrival)  # the whole input's
-    windows = windows.join(firsts, null_safe_match(windows, firsts, groups, "__first"), "left").drop(
-        *[g + "__first" for g in groups])
+    windows = _with_group_firsts(windows, df, groups, time, arrival)  # the whole input's firsts
     boundary = None if earliest is None else partition_of(F.lit(earliest))
     return with_partition(_numbered_on(windows, previous, groups, boundary, partition_of, model)
                           .select(*_columns(windows)))
