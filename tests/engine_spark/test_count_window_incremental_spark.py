@@ -105,3 +105,13 @@ def test_a_table_without_partitions_is_refused(spark):
     table = count_window_incremental_spark(frame, None, **OPTIONS, n=2).drop("time_partition")
     with pytest.raises(InvalidParameterError, match="rebuild it once with --full-refresh"):
         count_window_incremental_spark(frame, table, **OPTIONS, n=2)
+
+
+def test_a_table_without_emit_seq_is_refused(spark):
+    """A table built before count windows were numbered cannot tell a scheduled run where
+    its numbers go on: the run asks for one full rebuild, naming the table's columns."""
+    frame = long_stream(n=300)
+    table = count_window_incremental_spark(spark.createDataFrame(frame.iloc[:200], SCHEMA), None, **OPTIONS, n=2)
+    with pytest.raises(InvalidParameterError, match=r"`previous` must be a table with emit_seq .*rebuild it once "
+                                                    r"with --full-refresh; got 'a table with columns g, point_at"):
+        count_window_incremental_spark(spark.createDataFrame(frame, SCHEMA), table.drop("emit_seq"), **OPTIONS, n=2)
