@@ -17,7 +17,7 @@ SCHEMA = "stream_windows_adapter_fixture"
 
 @pytest.fixture(scope="module")
 def fixture_build(spark):
-    return run_dbt("build", project_dir=FIXTURE)
+    return run_dbt("build", project_dir=FIXTURE, write_json=True)  # the test reads manifest.json
 
 
 def test_python_model_builds_in_session_as_parquet(fixture_build, spark):

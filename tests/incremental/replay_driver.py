@@ -37,7 +37,7 @@ def dbt(*args: str) -> None:
 
     result = dbtRunner().invoke([*args, "--project-dir", str(PROJECT_DIR), "--profiles-dir", str(PROJECT_DIR),
                                  "--target-path", os.environ["STREAM_WINDOWS_SPARK_DIR"] + "/target",
-                                 "--log-path", os.environ["STREAM_WINDOWS_SPARK_DIR"] + "/logs"])
+                                 "--log-path", os.environ["STREAM_WINDOWS_SPARK_DIR"] + "/logs", "--no-write-json"])
     if not result.success:
         raise SystemExit(f"dbt {' '.join(args)} failed: {result.exception or result.result}")
 
