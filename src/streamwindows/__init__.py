@@ -2,6 +2,7 @@
 
 from streamwindows.count_window import count_window_aggregate, time_weighted_average
 from streamwindows.errors import (
+    ChangedInputError,
     InvalidIntervalError,
     InvalidParameterError,
     NullFieldError,
@@ -34,6 +35,7 @@ __all__ = [
     "Aggregate",
     "AggregateFunction",
     "FieldDimensionParams",
+    "ChangedInputError",
     "InvalidIntervalError",
     "InvalidParameterError",
     "NullFieldError",

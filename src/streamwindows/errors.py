@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "ChangedInputError",
     "InvalidIntervalError",
     "InvalidParameterError",
     "NullFieldError",
@@ -205,5 +206,37 @@ class InvalidIntervalError(StreamWindowsError):
             f"{_model_prefix(model)}Invalid interval: `{end_field}` {format_value(end)} is not "
             f"after `{start_field}` {format_value(start)} at {_format_position(position, seq)} "
             f"in group {_format_group(group)}. Every event needs {end_field} > {start_field}."
+        )
+        super().__init__(message)
+
+
+class ChangedInputError(StreamWindowsError):
+    """Rows a scheduled run's table was built from changed in place (corrected or
+    deleted: same arrival positions, other values or fewer rows): the input partition's
+    recorded row count or checksum no longer matches."""
+
+    def __init__(
+        self,
+        *,
+        function: str,
+        time: str,
+        partition: Any,
+        rows_then: int,
+        rows_now: int,
+        arrival: str,
+        processed_until: Any,
+        model: str | None = None,
+    ) -> None:
+        self.model = model
+        self.function = function
+        self.partition = partition
+        self.rows_then = rows_then
+        self.rows_now = rows_now
+        message = (
+            f"{_model_prefix(model)}{function}(): the input's rows with {time} in the partition starting "
+            f"{format_value(partition)} changed after this model processed them: {rows_then} row(s) with {arrival} "
+            f"up to {format_value(processed_until)} then, {rows_now} now, and another checksum (a row corrected or "
+            "deleted in place). A scheduled run of a Python model recomputes only from its latest time, so it "
+            "cannot take the change in under any late_rows policy: rebuild the model with --full-refresh."
         )
         super().__init__(message)

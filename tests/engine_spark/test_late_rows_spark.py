@@ -18,7 +18,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from streamwindows import InvalidParameterError, OutOfOrderError
+from streamwindows import ChangedInputError, InvalidParameterError, OutOfOrderError
 from streamwindows.spark import (
     count_window_incremental_spark,
     field_dimension_incremental_spark,
@@ -179,3 +179,56 @@ def test_policy_arguments_are_checked_before_any_spark_job(spark, name, policy, 
     df = spark.createDataFrame(kind.frame, kind.schema) if kind.schema else spark.createDataFrame(kind.frame)
     with pytest.raises(InvalidParameterError, match=message):
         kind.function(df, None, **kind.options, **policy)
+
+
+def commit(this: str) -> None:
+    """What the adapter's materialization does after dbt's write: the run's staged
+    fingerprints become the committed ones."""
+    from types import SimpleNamespace
+
+    from dbt.adapters.spark_session.impl import SparkSessionAdapter
+
+    schema, identifier = this.split(".")
+    SparkSessionAdapter.staged_fingerprints(None, SimpleNamespace(schema=schema, identifier=identifier), "commit")
+
+
+@pytest.mark.parametrize("name", list(KINDS))
+def test_a_row_changed_in_place_fails_the_next_run_naming_its_partition(spark, database, name):
+    """Rows the table was built from, corrected or deleted in place, fail the next
+    scheduled run under every policy, naming the earliest changed partition of the
+    input's time (the field dimension without drain: buckets of 100 windows' size); the
+    committed fingerprints describe the table until a build's write has succeeded."""
+    kind = KINDS[name]
+    this = f"{database}.{name.replace(' ', '_')}"
+    seq = arrival(kind)
+    frame = kind.frame.sort_values(seq, ignore_index=True)
+    bucket = 100 * kind.options["size"] if "size" in kind.options else kind.options["partition"]
+
+    def partition(row: int):
+        return (frame[kind.time].iloc[row] // bucket) * bucket
+
+    table, schema = run(spark, kind, frame.iloc[:500], None, None, this=this)
+    commit(this)
+    table, schema = run(spark, kind, frame.iloc[:560], table, schema, this=this)
+    commit(this)
+    edited = frame.iloc[:600].copy()
+    edited.loc[30, "v"] = edited.loc[30, "v"] + 1000
+    deleted = frame.iloc[:600].drop(index=[40])
+    for changed, row, rows_now in ((edited, 30, None), (deleted, 40, -1)):
+        for policy in ("error", "audit", "reprocess"):
+            with pytest.raises(ChangedInputError) as raised:
+                run(spark, kind, changed, table, schema, late_rows=policy, this=this)
+            assert raised.value.partition == partition(row), (policy, str(raised.value))
+            assert raised.value.rows_now - raised.value.rows_then == (rows_now or 0), str(raised.value)
+            assert "changed after this model processed them" in str(raised.value)
+    # A full build over the edited input stages its fingerprints; its write fails (not
+    # committed): the table is the old one, and the next run still sees the edit.
+    run(spark, kind, edited, None, None, this=this)
+    with pytest.raises(ChangedInputError):
+        run(spark, kind, edited, table, schema, this=this)
+    # Committed after the full build's write: the edited rows are what the table holds.
+    table, schema = run(spark, kind, edited, None, None, this=this)
+    commit(this)
+    table, schema = run(spark, kind, pd.concat([edited, frame.iloc[600:700]]), table, schema, this=this)
+    expected, _ = run(spark, kind, pd.concat([edited, frame.iloc[600:700]]), None, None)
+    same_rows(table, expected, kind.key)

@@ -98,7 +98,9 @@ def assert_equals_full_rebuild(spark, snapshots: dict[str, str], cuts) -> None:
         spark.sql(f"drop table {snapshot}")
 
 
-@pytest.mark.parametrize("seed", [11, 47])
+# One seed (a second took 3 min of the suite's budget, issue 26): the gaps, fault and
+# document-model replays cut the stream at other places.
+@pytest.mark.parametrize("seed", [11])
 def test_random_batches_equal_a_full_rebuild(replay, seed):
     spark, total, arrive = replay
     rng = random.Random(seed)
@@ -431,3 +433,46 @@ def test_a_row_changed_below_the_watermark_is_seen(replay):
     spark.sql(f"insert overwrite table {SEED} select seq, reading_at, city, "
               f"case when seq = 100 then temp_f + 40 else temp_f end as temp_f from {FULL} where seq <= 1700")
     run_dbt("run", "--select", *models)
+
+
+def test_a_row_changed_below_what_a_python_model_processed_fails_it(replay):
+    """The Python models' table is their only state, so a row corrected in place below
+    what it holds fails a scheduled run under every policy, naming the input partition,
+    and the table keeps its rows; --full-refresh takes the change in. The fingerprints
+    are committed only after the model's write: a full build that stages the edited
+    input's fingerprints and then fails (a NULL time) leaves the committed ones, so the
+    next run still sees the edit."""
+    spark, total, arrive = replay
+    models = [FIELD_WINDOW, INTERVALS]
+    arrive("seq <= 1600")
+    run_dbt("run", "--select", *models, "--full-refresh")
+    before = {m: table_rows(spark, m) for m in models}
+    edited = (f"select seq, reading_at, city, case when seq = 100 then temp_f + 40 else temp_f end as temp_f "
+              f"from {FULL} where seq <= 1660")
+    spark.sql(f"insert overwrite table {SEED} {edited} union all "
+              "select 1661, cast(null as timestamp), 'Seattle', 50.0")
+    result = run_dbt("run", "--select", *models, "--full-refresh", expect_success=False)
+    assert {r.node.name for r in result.result.results if "NULL" in str(r.message)} == set(models)
+    spark.sql(f"insert overwrite table {SEED} {edited}")
+    # The field windows' fingerprints go by day, the intervals' by the model's months.
+    day, month = spark.sql(f"select cast(to_date(reading_at) as string) as d, "
+                           f"cast(trunc(to_date(reading_at), 'MM') as string) as m from {FULL} where seq = 100").first()
+    for policy in ("error", "reprocess"):
+        result = run_dbt("run", "--select", *models, "--vars", f"{{late_rows: {policy}}}", expect_success=False)
+        messages = {r.node.name: " ".join(str(r.message).split()) for r in result.result.results}
+        for model, partition in ((FIELD_WINDOW, day), (INTERVALS, month)):
+            assert (f"the input's rows with reading_at in the partition starting {partition} changed after this "
+                    "model processed them") in messages[model], (policy, messages[model])
+            assert "rebuild the model with --full-refresh" in messages[model], messages[model]
+            assert table_rows(spark, model) == before[model], (policy, model)
+    run_dbt("run", "--select", *models, "--full-refresh")
+    avg = spark.sql(f"select max(max_temp_f) as t from {SCHEMA}.{INTERVALS} where readings_valid > 0 and "
+                    f"window_start <= (select reading_at from {FULL} where seq = 100) and "
+                    f"window_end > (select reading_at from {FULL} where seq = 100) and city = "
+                    f"(select city from {FULL} where seq = 100)").first()["t"]
+    assert avg == spark.sql(f"select temp_f + 40 as t from {FULL} where seq = 100").first()["t"]
+    # Later runs find the partitions as the full build recorded them.
+    arrive("seq <= 1700")
+    spark.sql(f"insert overwrite table {SEED} {edited.replace('1660', '1700')}")
+    run_dbt("run", "--select", *models)
+    assert_equals_full_rebuild(spark, snapshot(spark, models), "a row changed in place, Python models")

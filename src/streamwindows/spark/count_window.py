@@ -17,6 +17,7 @@ import pandas as pd
 
 from streamwindows.count_window import count_window_aggregate
 from streamwindows.errors import InvalidParameterError
+from streamwindows.spark.fingerprints import InputFingerprints
 from streamwindows.spark.incremental import (
     group_on_driver,
     null_safe_match,
@@ -150,6 +151,11 @@ def count_window_incremental_spark(
     ``str(dbt.this)``) pick what an event that arrives out of its group's order does
     (:mod:`streamwindows.spark.late_rows`): under 'audit' it goes to
     ``<this>__late_rows`` and stays out of the windows.
+
+    With ``this``, each build records the input partitions' row counts and checksums in
+    ``<this>__input_fingerprints`` (committed by the adapter after dbt's write), and a
+    scheduled run whose already processed rows changed in place fails with
+    ChangedInputError, naming the partition (:mod:`streamwindows.spark.fingerprints`).
     """
     from pyspark.sql import Window
     from pyspark.sql import functions as F
@@ -167,11 +173,13 @@ def count_window_incremental_spark(
     policy = late_rows_policy(INCREMENTAL_FUNCTION, late_rows, this, time=time, arrival=arrival, streams=groups,
                               model=model)
     df = policy.input_for(df, full=previous is None)  # without the audited events
+    fingerprints = InputFingerprints.of(this, time=time, arrival=arrival, partition_of=partition_of)
 
     def with_partition(frame):
         return frame.withColumn("time_partition", F.when(F.col("is_final"), partition_of(F.col("point_at"))))
 
     if previous is None:
+        fingerprints.check_and_stage(df, full=True, function=INCREMENTAL_FUNCTION, model=model)
         return with_partition(count_window_aggregate_spark(df, **options))
     require_time_partition(previous, INCREMENTAL_FUNCTION, model)
 
@@ -185,6 +193,8 @@ def count_window_incremental_spark(
         required=[end] if end else [])
     if late is not None:
         _raise_out_of_order(df, late, groups, options)
+    # No late row: a difference below what the table holds is a row changed in place.
+    fingerprints.check_and_stage(df, full=False, function=INCREMENTAL_FUNCTION, model=model)
     # A group without a window yet gets its first at its Nth distinct start time (a
     # second pass over the input, only when the first found such a group).
     first_window = None

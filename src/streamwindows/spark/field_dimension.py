@@ -53,6 +53,7 @@ from streamwindows.field_dimension import (
 )
 from streamwindows.spark.columns import PANDAS_TYPES, SEQ, VALUE, aggregate_spark_type, plain, quote
 from streamwindows.spark.field_dimension_ranges import DISTINCT_VALUES_LIMIT  # one limit for both plans
+from streamwindows.spark.fingerprints import InputFingerprints
 from streamwindows.spark.incremental import require_time_partition, time_partitioner
 from streamwindows.spark.late_rows import late_rows_policy
 
@@ -235,6 +236,11 @@ def field_dimension_incremental_spark(
     ``str(dbt.this)``) pick what a row that arrives out of order does
     (:mod:`streamwindows.spark.late_rows`): under 'audit' it goes to
     ``<this>__late_rows`` and stays out of the windows.
+
+    With ``this``, each build records the input partitions' row counts and checksums in
+    ``<this>__input_fingerprints`` (committed by the adapter after dbt's write), and a
+    scheduled run whose already processed rows changed in place fails with
+    ChangedInputError, naming the partition (:mod:`streamwindows.spark.fingerprints`).
     """
     def prepare(frame):
         return _prepare(
@@ -256,11 +262,20 @@ def field_dimension_incremental_spark(
     if not drain and partition is not None:
         raise InvalidParameterError(SPARK_FUNCTION, "partition", "None without drain (closed windows are only "
                                     "appended)", partition, model=model)
+    timestamps = params.field_kind == "timestamp"
     if drain:  # the drained windows are replaced by partition
-        partition_of = time_partitioner(SPARK_FUNCTION, params.field_kind == "timestamp", partition, model, "field")
+        partition_of = time_partitioner(SPARK_FUNCTION, timestamps, partition, model, "field")
     kept = policy.input_for(df, full=previous is None)
     if kept is not df:  # audited rows left out
         df, prepared = kept, prepare(kept)
+    # The input's fingerprints go by the output's partitions, else by day (a timestamp
+    # field) or by a hundred windows' span (a numeric one).
+    fingerprints = InputFingerprints.of(this, time=field, arrival=seq, partition_of=partition_of if drain else
+                                        time_partitioner(SPARK_FUNCTION, timestamps, "day" if timestamps else
+                                                         100 * size, model, "field"))
+
+    def checked(full: bool) -> None:
+        fingerprints.check_and_stage(df, full=full, function=SPARK_FUNCTION, model=model)
 
     def with_partition(frame):
         return frame.withColumn("time_partition", partition_of(F.col("emitted_at"))) if drain else frame
@@ -272,6 +287,7 @@ def field_dimension_incremental_spark(
             group_by=group_by, optional_windows=optional_windows, drain=drain, model=model, partitions=partitions))
 
     if previous is None:
+        checked(full=True)
         return full_build()
     if drain:
         require_time_partition(previous, SPARK_FUNCTION, model)
@@ -290,6 +306,7 @@ def field_dimension_incremental_spark(
                        F.max("emit_seq").alias("last_emit_seq"), F.max("emitted_at").alias("last_emitted_at"),
                        F.min(width).alias("narrowest"), F.max(width).alias("widest")).first()
     if state["closed_until"] is None:  # nothing emitted yet
+        checked(full=True)
         return full_build()
 
     def same_size(width: Any) -> bool:  # float bounds: end - start rounds
@@ -321,6 +338,8 @@ def field_dimension_incremental_spark(
         if late or bounds["has_null"]:
             _check_arrival_order(stream, params, prepared.n_parts)  # raises, naming the row
             raise AssertionError("the arrival-order check passed on a late or NULL row")
+        # No late row: a difference below what the table holds is a row changed in place.
+        checked(full=False)
         if bounds["above"] is None:  # no row reaches past the cut: nothing can close (or stay open)
             return with_partition(prepared.empty())
         reading = prepared.df.where(prepared.value > F.lit(cut).cast(prepared.coordinate_type))

@@ -59,6 +59,7 @@ from streamwindows.interval_semantics import (
 )
 from streamwindows.spark.columns import plain
 from streamwindows.spark.field_dimension_ranges import DISTINCT_VALUES_LIMIT
+from streamwindows.spark.fingerprints import InputFingerprints
 from streamwindows.spark.incremental import (
     group_on_driver,
     null_safe_match,
@@ -518,6 +519,11 @@ def interval_aggregate_incremental_spark(
     ``str(dbt.this)``) pick what an event that starts before one that arrived earlier
     (any group) does (:mod:`streamwindows.spark.late_rows`): under 'audit' it goes to
     ``<this>__late_rows`` and stays out of the pieces.
+
+    With ``this``, each build records the input partitions' row counts and checksums in
+    ``<this>__input_fingerprints`` (committed by the adapter after dbt's write), and a
+    scheduled run whose already processed rows changed in place fails with
+    ChangedInputError, naming the partition (:mod:`streamwindows.spark.fingerprints`).
     """
     from pyspark.sql import functions as F
 
@@ -531,11 +537,13 @@ def interval_aggregate_incremental_spark(
                                     .startswith("timestamp"), partition, model, "start column")
     policy = late_rows_policy(INCREMENTAL_FUNCTION, late_rows, this, time=start, arrival=arrival, model=model)
     df = policy.input_for(df, full=previous is None)
+    fingerprints = InputFingerprints.of(this, time=start, arrival=arrival, partition_of=partition_of)
 
     def with_partition(frame):
         return frame.withColumn("time_partition", partition_of(F.col("emitted_at")))
 
     if previous is None:
+        fingerprints.check_and_stage(df, full=True, function=INCREMENTAL_FUNCTION, model=model)
         return with_partition(interval_aggregate_spark(df, **options))
     require_time_partition(previous, INCREMENTAL_FUNCTION, model)
     ship_package(df.sparkSession)
@@ -546,6 +554,7 @@ def interval_aggregate_incremental_spark(
         F.min("window_start").alias("_sw_lowest"))
     latest = open_starts.agg(F.max("_sw_lowest")).first()[0]
     if latest is None:  # nothing open: nothing was processed
+        fingerprints.check_and_stage(df, full=True, function=INCREMENTAL_FUNCTION, model=model)
         return with_partition(interval_aggregate_spark(df, **options))
     at_latest = F.lit(latest)
 
@@ -558,6 +567,8 @@ def interval_aggregate_incremental_spark(
     elif starts.out_of_order:
         check_stream_order(df, start=start, arrival=arrival, group_by=groups, model=model)
         raise AssertionError("the arrival-order check passed on a stream whose starts' arrivals overlap")
+    # No late row: a difference below what the table holds is a row changed in place.
+    fingerprints.check_and_stage(df, full=False, function=INCREMENTAL_FUNCTION, model=model)
 
     # The partitions from S's on, and the open pieces (NULL partition), are recomputed.
     recomputed = F.col("time_partition").isNull() | (F.col("time_partition") >= partition_of(at_latest))

@@ -21,6 +21,40 @@ class SparkSessionAdapter(SparkAdapter):
         return {**super().python_submission_helpers, "session": SessionPythonJobHelper}
 
     @available
+    def staged_fingerprints(self, relation, action: str) -> bool:
+        """A Python model's input fingerprints, two-phase: its run stages them (partition
+        `committed = false` of `<relation>__input_fingerprints`, written by
+        streamwindows' scheduled-run functions before dbt writes the model's rows). The
+        materialization calls this with action 'discard' before the model runs (an
+        earlier failed run's staged rows never describe this run's table) and 'commit'
+        after the write has succeeded, which makes the staged rows the committed ones.
+        True if there was anything to do. A table without the `committed`
+        partition column (a SQL model's fingerprints) is left alone."""
+        from pyspark.sql import SparkSession
+
+        if action not in ("discard", "commit") or not relation.schema or not relation.identifier:
+            raise ValueError(f"staged_fingerprints({relation}, {action!r})")
+        spark = SparkSession.builder.getOrCreate()
+        name = f"{relation.schema}.{relation.identifier}__input_fingerprints"
+        if not spark.catalog.tableExists(name):
+            return False
+        if "committed" not in [c.name for c in spark.catalog.listColumns(name) if c.isPartition]:
+            return False
+        # The catalog's partition list, not a Spark job: a staged set is never empty (it
+        # has a header row), so its partition is listed whenever it exists.
+        if "committed=false" not in [r[0] for r in spark.sql(f"show partitions {name}").collect()]:
+            return False
+        if action == "commit":
+            # Two catalog operations, no Spark job: the staged partition's folder is
+            # renamed to the committed one's. (A process killed between the two leaves no
+            # committed set: the next run records afresh, comparing nothing.)
+            spark.sql(f"alter table {name} drop if exists partition (committed = true)")
+            spark.sql(f"alter table {name} partition (committed = false) rename to partition (committed = true)")
+        else:
+            spark.sql(f"alter table {name} drop if exists partition (committed = false)")
+        return True
+
+    @available
     def clear_leftover_location(self, relation) -> bool:
         """Remove the folder a killed write left where `relation`'s managed table would
         live, when the catalog has no such table; True if a folder was removed. Spark

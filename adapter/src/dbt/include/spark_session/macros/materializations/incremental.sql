@@ -2,7 +2,9 @@
     - a first build, a --full-refresh and the replacement of a view build the new table
       aside and swap it in (replace_safely.sql), so a failed rebuild keeps the old rows;
     - a Python model's `__dbt_tmp` table is written over whatever a killed run left in
-      its folder. -#}
+      its folder;
+    - a Python model's staged input fingerprints are discarded before it runs and
+      committed after its write (adapter.staged_fingerprints). -#}
 {% materialization incremental, adapter='spark_session', supported_languages=['sql', 'python'] -%}
   {#-- Validate early so we don't run SQL if the file_format + strategy combo is invalid --#}
   {%- set raw_file_format = config.get('file_format', default='parquet') -%}
@@ -32,6 +34,10 @@
     {%- endcall -%}
   {%- endif -%}
 
+  {%- if language == 'python' -%}
+    {% do adapter.staged_fingerprints(target_relation, 'discard') %}
+  {%- endif -%}
+
   {{ run_hooks(pre_hooks) }}
 
   {%- if existing_relation is none or existing_relation.is_view or should_full_refresh() -%}
@@ -58,6 +64,11 @@
         drop table if exists {{ tmp_relation }}
       {%- endcall %}
     {%- endif -%}
+  {%- endif -%}
+
+  {#-- The model's rows are written: what its run staged now describes them. --#}
+  {%- if language == 'python' -%}
+    {% do adapter.staged_fingerprints(target_relation, 'commit') %}
   {%- endif -%}
 
   {% set should_revoke = should_revoke(existing_relation, should_full_refresh()) %}
