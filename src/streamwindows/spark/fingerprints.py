@@ -59,8 +59,12 @@ class InputFingerprints:
 
         spark = df.sparkSession
         committed = None if full else self._committed(spark)
-        limit = committed[1] if committed else None
-        within = F.lit(True) if limit is None else F.col("_sw_arrival") <= F.lit(limit)
+        if committed is None:  # nothing to compare: every row is counted for the record
+            within = F.lit(True)
+        elif committed[1] is None:  # recorded over no rows: none was processed
+            within = F.lit(False)
+        else:
+            within = F.col("_sw_arrival") <= F.lit(committed[1])
         hashed = df.select(self.partition_of(F.col(self.time)).alias("input_partition"),
                            F.col(self.arrival).alias("_sw_arrival"),
                            F.xxhash64(F.struct(*[df[c] for c in df.columns])).cast("decimal(38,0)").alias("_sw_hash"))
