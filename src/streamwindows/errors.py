@@ -236,7 +236,8 @@ class ChangedInputError(StreamWindowsError):
             f"{_model_prefix(model)}{function}(): the input's rows with {time} in the partition starting "
             f"{format_value(partition)} changed after this model processed them: {rows_then} row(s) with {arrival} "
             f"up to {format_value(processed_until)} then, {rows_now} now, and another checksum (a row corrected or "
-            "deleted in place). A scheduled run of a Python model recomputes only from its latest time, so it "
-            "cannot take the change in under any late_rows policy: rebuild the model with --full-refresh."
+            "deleted in place). A scheduled run of a Python model recomputes only from its latest time: rebuild "
+            "the model with --full-refresh, or run it with late_rows='reprocess', which recomputes the whole table "
+            "when its input changed."
         )
         super().__init__(message)

@@ -192,12 +192,24 @@ def commit(this: str) -> None:
     SparkSessionAdapter.staged_fingerprints(None, SimpleNamespace(schema=schema, identifier=identifier), "commit")
 
 
+def staged_whole_table(this: str) -> bool:
+    """What the adapter's materialization asks after the model ran: are its rows the
+    whole table (swapped in) rather than new rows?"""
+    from types import SimpleNamespace
+
+    from dbt.adapters.spark_session.impl import SparkSessionAdapter
+
+    schema, identifier = this.split(".")
+    return SparkSessionAdapter.staged_whole_table(None, SimpleNamespace(schema=schema, identifier=identifier))
+
+
 @pytest.mark.parametrize("name", list(KINDS))
-def test_a_row_changed_in_place_fails_the_next_run_naming_its_partition(spark, database, name):
+def test_a_row_changed_in_place_fails_the_next_run_or_is_reprocessed(spark, database, name):
     """Rows the table was built from, corrected or deleted in place, fail the next
-    scheduled run under every policy, naming the earliest changed partition of the
-    input's time (the field dimension without drain: buckets of 100 windows' size); the
-    committed fingerprints describe the table until a build's write has succeeded."""
+    scheduled run under 'error' and 'audit', naming the earliest changed partition of
+    the input's time (the field dimension without drain: buckets of 100 windows' size);
+    under 'reprocess' the run returns a full build's rows, staged as the whole table.
+    The committed fingerprints describe the table until a build's write has succeeded."""
     kind = KINDS[name]
     this = f"{database}.{name.replace(' ', '_')}"
     seq = arrival(kind)
@@ -210,17 +222,26 @@ def test_a_row_changed_in_place_fails_the_next_run_naming_its_partition(spark, d
     table, schema = run(spark, kind, frame.iloc[:500], None, None, this=this)
     commit(this)
     table, schema = run(spark, kind, frame.iloc[:560], table, schema, this=this)
+    assert not staged_whole_table(this)  # new rows, written as the model's strategy says
     commit(this)
     edited = frame.iloc[:600].copy()
     edited.loc[30, "v"] = edited.loc[30, "v"] + 1000
     deleted = frame.iloc[:600].drop(index=[40])
     for changed, row, rows_now in ((edited, 30, None), (deleted, 40, -1)):
-        for policy in ("error", "audit", "reprocess"):
+        for policy in ("error", "audit"):
             with pytest.raises(ChangedInputError) as raised:
                 run(spark, kind, changed, table, schema, late_rows=policy, this=this)
             assert raised.value.partition == partition(row), (policy, str(raised.value))
             assert raised.value.rows_now - raised.value.rows_then == (rows_now or 0), str(raised.value)
             assert "changed after this model processed them" in str(raised.value)
+        # 'reprocess': the rows of a full build over the changed input (the reference:
+        # a build without a table), which replace the table.
+        previous = spark.createDataFrame(table, schema)
+        df = spark.createDataFrame(changed, kind.schema) if kind.schema else spark.createDataFrame(changed)
+        whole = kind.function(df, previous, **kind.options, late_rows="reprocess", this=this).toPandas()
+        assert staged_whole_table(this), name
+        expected, _ = run(spark, kind, changed, None, None)
+        same_rows(whole, expected, kind.key)
     # A full build over the edited input stages its fingerprints; its write fails (not
     # committed): the table is the old one, and the next run still sees the edit.
     run(spark, kind, edited, None, None, this=this)

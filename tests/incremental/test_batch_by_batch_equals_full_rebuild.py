@@ -435,13 +435,13 @@ def test_a_row_changed_below_the_watermark_is_seen(replay):
     run_dbt("run", "--select", *models)
 
 
-def test_a_row_changed_below_what_a_python_model_processed_fails_it(replay):
+def test_a_row_changed_below_what_a_python_model_processed_fails_it_or_is_reprocessed(replay):
     """The Python models' table is their only state, so a row corrected in place below
-    what it holds fails a scheduled run under every policy, naming the input partition,
-    and the table keeps its rows; --full-refresh takes the change in. The fingerprints
-    are committed only after the model's write: a full build that stages the edited
-    input's fingerprints and then fails (a NULL time) leaves the committed ones, so the
-    next run still sees the edit."""
+    what it holds fails a scheduled run under 'error' and 'audit', naming the input
+    partition, and the table keeps its rows; under 'reprocess' the run recomputes the
+    whole table and the adapter swaps it in. The fingerprints are committed only after
+    the model's write: a full build that stages the edited input's fingerprints and then
+    fails (a NULL time) leaves the committed ones, so the next run still sees the edit."""
     spark, total, arrive = replay
     models = [FIELD_WINDOW, INTERVALS]
     arrive("seq <= 1600")
@@ -457,22 +457,25 @@ def test_a_row_changed_below_what_a_python_model_processed_fails_it(replay):
     # The field windows' fingerprints go by day, the intervals' by the model's months.
     day, month = spark.sql(f"select cast(to_date(reading_at) as string) as d, "
                            f"cast(trunc(to_date(reading_at), 'MM') as string) as m from {FULL} where seq = 100").first()
-    for policy in ("error", "reprocess"):
+    for policy in ("error", "audit"):
         result = run_dbt("run", "--select", *models, "--vars", f"{{late_rows: {policy}}}", expect_success=False)
         messages = {r.node.name: " ".join(str(r.message).split()) for r in result.result.results}
         for model, partition in ((FIELD_WINDOW, day), (INTERVALS, month)):
             assert (f"the input's rows with reading_at in the partition starting {partition} changed after this "
                     "model processed them") in messages[model], (policy, messages[model])
-            assert "rebuild the model with --full-refresh" in messages[model], messages[model]
+            assert "rebuild the model with --full-refresh, or run it with late_rows='reprocess'" in messages[model]
             assert table_rows(spark, model) == before[model], (policy, model)
-    run_dbt("run", "--select", *models, "--full-refresh")
+    # 'reprocess' recomputes the whole table: the field windows are appended, the
+    # intervals written by partition, yet each table is now a full build's.
+    run_dbt("run", "--select", *models, "--vars", "{late_rows: reprocess}")
     avg = spark.sql(f"select max(max_temp_f) as t from {SCHEMA}.{INTERVALS} where readings_valid > 0 and "
                     f"window_start <= (select reading_at from {FULL} where seq = 100) and "
                     f"window_end > (select reading_at from {FULL} where seq = 100) and city = "
                     f"(select city from {FULL} where seq = 100)").first()["t"]
     assert avg == spark.sql(f"select temp_f + 40 as t from {FULL} where seq = 100").first()["t"]
-    # Later runs find the partitions as the full build recorded them.
+    # The next run, under 'error', finds the partitions as the reprocessing run recorded
+    # them, and the table it builds on is a full build's.
     arrive("seq <= 1700")
     spark.sql(f"insert overwrite table {SEED} {edited.replace('1660', '1700')}")
     run_dbt("run", "--select", *models)
-    assert_equals_full_rebuild(spark, snapshot(spark, models), "a row changed in place, Python models")
+    assert_equals_full_rebuild(spark, snapshot(spark, models), "a row changed in place, reprocessed")

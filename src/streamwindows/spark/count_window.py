@@ -153,9 +153,11 @@ def count_window_incremental_spark(
     ``<this>__late_rows`` and stays out of the windows.
 
     With ``this``, each build records the input partitions' row counts and checksums in
-    ``<this>__input_fingerprints`` (committed by the adapter after dbt's write), and a
+    ``<this>__input_fingerprints`` (committed by the adapter after dbt's write). A
     scheduled run whose already processed rows changed in place fails with
-    ChangedInputError, naming the partition (:mod:`streamwindows.spark.fingerprints`).
+    ChangedInputError, naming the partition; under 'reprocess' it returns a full
+    build's rows instead, which the adapter swaps in as the whole table
+    (:mod:`streamwindows.spark.fingerprints`).
     """
     from pyspark.sql import Window
     from pyspark.sql import functions as F
@@ -193,8 +195,11 @@ def count_window_incremental_spark(
         required=[end] if end else [])
     if late is not None:
         _raise_out_of_order(df, late, groups, options)
-    # No late row: a difference below what the table holds is a row changed in place.
-    fingerprints.check_and_stage(df, full=False, function=INCREMENTAL_FUNCTION, model=model)
+    # No late row: a difference below what the table holds is a row changed in place,
+    # which fails the run or (under 'reprocess') makes it recompute the whole table.
+    if fingerprints.check_and_stage(df, full=False, function=INCREMENTAL_FUNCTION, model=model,
+                                    reprocess=policy.late_rows == "reprocess"):
+        return with_partition(count_window_aggregate_spark(df, **options))
     # A group without a window yet gets its first at its Nth distinct start time (a
     # second pass over the input, only when the first found such a group).
     first_window = None

@@ -238,9 +238,11 @@ def field_dimension_incremental_spark(
     ``<this>__late_rows`` and stays out of the windows.
 
     With ``this``, each build records the input partitions' row counts and checksums in
-    ``<this>__input_fingerprints`` (committed by the adapter after dbt's write), and a
+    ``<this>__input_fingerprints`` (committed by the adapter after dbt's write). A
     scheduled run whose already processed rows changed in place fails with
-    ChangedInputError, naming the partition (:mod:`streamwindows.spark.fingerprints`).
+    ChangedInputError, naming the partition; under 'reprocess' it returns a full
+    build's rows instead, which the adapter swaps in as the whole table
+    (:mod:`streamwindows.spark.fingerprints`).
     """
     def prepare(frame):
         return _prepare(
@@ -274,8 +276,9 @@ def field_dimension_incremental_spark(
                                         time_partitioner(SPARK_FUNCTION, timestamps, "day" if timestamps else
                                                          100 * size, model, "field"))
 
-    def checked(full: bool) -> None:
-        fingerprints.check_and_stage(df, full=full, function=SPARK_FUNCTION, model=model)
+    def checked(full: bool) -> bool:  # True: recompute the whole table ('reprocess' of a changed row)
+        return fingerprints.check_and_stage(df, full=full, function=SPARK_FUNCTION, model=model,
+                                            reprocess=policy.late_rows == "reprocess")
 
     def with_partition(frame):
         return frame.withColumn("time_partition", partition_of(F.col("emitted_at"))) if drain else frame
@@ -338,8 +341,10 @@ def field_dimension_incremental_spark(
         if late or bounds["has_null"]:
             _check_arrival_order(stream, params, prepared.n_parts)  # raises, naming the row
             raise AssertionError("the arrival-order check passed on a late or NULL row")
-        # No late row: a difference below what the table holds is a row changed in place.
-        checked(full=False)
+        # No late row: a difference below what the table holds is a row changed in place,
+        # which fails the run or (under 'reprocess') makes it recompute the whole table.
+        if checked(full=False):
+            return full_build()
         if bounds["above"] is None:  # no row reaches past the cut: nothing can close (or stay open)
             return with_partition(prepared.empty())
         reading = prepared.df.where(prepared.value > F.lit(cut).cast(prepared.coordinate_type))

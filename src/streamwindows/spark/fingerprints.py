@@ -7,10 +7,15 @@ the windows made of the old value. So every build records, per input partition (
 partition of each row's time), how many rows it read and a checksum (the sum of each
 row's ``xxhash64``), with the latest arrival position it read. The next scheduled run
 counts the same rows again (arrival position up to the recorded one; the audited late
-rows are out of both counts) and fails, naming the earliest partition that differs,
-under every ``late_rows`` policy: the table is a Python model's only state, and it holds
-nothing from which to recompute an earlier partition (a SQL model's ``'reprocess'``
-does, from its stored windows). ``--full-refresh`` rebuilds from the corrected input.
+rows are out of both counts) and finds the earliest partition that differs:
+
+* under ``late_rows='error'`` or ``'audit'`` the run fails, naming it
+  (ChangedInputError); ``--full-refresh`` rebuilds from the corrected input;
+* under ``'reprocess'`` the run recomputes from it. The windows from that partition on
+  depend on the windows' state just before it, which the table (a Python model's only
+  state) does not hold, so the run recomputes the whole table from the input, as a
+  full build does, and the adapter swaps those rows in as the new table (built aside:
+  a failure keeps the old one) instead of overwriting partitions.
 
 The record is ``<this>__input_fingerprints``, partitioned by ``committed``. A run stages
 its fingerprints (``committed = false``) while the model runs, before dbt writes the
@@ -18,7 +23,10 @@ model's rows; the adapter's materialization moves them to ``committed = true`` o
 after that write has succeeded, and discards staged rows before a model runs. So a run
 that fails before or during its write leaves the table and the committed fingerprints
 that describe it as they were. Each staged set carries a header row (NULL partition and
-checksum) holding the arrival position, so that even an empty input stages something.
+checksum) holding the arrival position, so that even an empty input stages something,
+and the table property ``streamwindows.staged_rows`` says what the model's rows are:
+``'new'`` (written by partition or appended, as the model's strategy says) or
+``'whole_table'`` (they replace the table).
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ from dataclasses import dataclass
 from streamwindows.errors import ChangedInputError
 
 SUFFIX = "__input_fingerprints"
+STAGED_ROWS = "streamwindows.staged_rows"  # the table property the adapter reads
 
 
 @dataclass(frozen=True)
@@ -47,14 +56,17 @@ class InputFingerprints:
     def of(cls, this: str | None, *, time: str, arrival: str, partition_of: Callable) -> InputFingerprints:
         return cls(f"{this.strip()}{SUFFIX}" if this else None, time, arrival, partition_of)
 
-    def check_and_stage(self, df, *, full: bool, function: str, model: str | None) -> None:
+    def check_and_stage(self, df, *, full: bool, function: str, model: str | None,
+                        reprocess: bool = False) -> bool:
         """A scheduled run (``full`` false) first compares the rows of the committed
-        fingerprints with ``df`` (the input without audited rows), raising
-        ChangedInputError at the earliest partition that differs; every build then
-        stages ``df``'s fingerprints. One Spark job reads ``df``'s time, arrival and
-        row hash for both."""
+        fingerprints with ``df`` (the input without audited rows): at the earliest
+        partition that differs it raises ChangedInputError, or, with ``reprocess``,
+        returns True: the caller then returns a full build's rows, staged as replacing
+        the whole table. Every build stages ``df``'s fingerprints. One Spark job reads
+        ``df``'s time, arrival and row hash for both. False: the model's rows are new
+        rows, as its strategy writes them."""
         if self.table is None:
-            return
+            return False
         from pyspark.sql import functions as F
 
         spark = df.sparkSession
@@ -74,10 +86,16 @@ class InputFingerprints:
             F.count(F.when(within, F.lit(1))).alias("_sw_rows_then"),
             F.sum(F.when(within, F.col("_sw_hash"))).alias("_sw_checksum_then"))
         now = per_partition.collect()
+        whole_table = False
         if committed:
-            self._raise_if_changed(committed, now, function, model)
+            changed = self._first_change(committed, now)
+            if changed is not None and not reprocess:
+                raise ChangedInputError(function=function, time=self.time, arrival=self.arrival,
+                                        processed_until=committed[1], model=model, **changed)
+            whole_table = changed is not None
         self._stage(spark, now, per_partition.schema["input_partition"].dataType,
-                    df.schema[self.arrival].dataType)
+                    df.schema[self.arrival].dataType, whole_table=whole_table)
+        return whole_table
 
     def _committed(self, spark) -> tuple[dict, object] | None:
         """The committed record: ({partition: (rows, checksum)}, arrival position), None
@@ -91,21 +109,24 @@ class InputFingerprints:
         return ({r["input_partition"]: (r["input_rows"], r["input_checksum"]) for r in rows
                  if r["input_partition"] is not None}, header[0]["recorded_arrival"])
 
-    def _raise_if_changed(self, committed: tuple[dict, object], now: list, function: str,
-                          model: str | None) -> None:
-        recorded, processed_until = committed
+    @staticmethod
+    def _first_change(committed: tuple[dict, object], now: list) -> dict | None:
+        """The earliest partition whose processed rows differ from the record, with its
+        row counts then and now; None if none does."""
+        recorded = committed[0]
         current = {r["input_partition"]: (r["_sw_rows_then"], r["_sw_checksum_then"]) for r in now
                    if r["input_partition"] is not None and r["_sw_rows_then"]}
         changed = sorted(p for p in recorded.keys() | current.keys() if recorded.get(p) != current.get(p))
-        if changed:
-            first = changed[0]
-            raise ChangedInputError(function=function, time=self.time, partition=first,
-                                    rows_then=recorded.get(first, (0, None))[0],
-                                    rows_now=current.get(first, (0, None))[0], arrival=self.arrival,
-                                    processed_until=processed_until, model=model)
+        if not changed:
+            return None
+        first = changed[0]
+        return {"partition": first, "rows_then": recorded.get(first, (0, None))[0],
+                "rows_now": current.get(first, (0, None))[0]}
 
-    def _stage(self, spark, now: list, partition_type, arrival_type) -> None:
-        """Overwrites the staged partition with ``now`` and a header row."""
+    def _stage(self, spark, now: list, partition_type, arrival_type, *, whole_table: bool) -> None:
+        """Overwrites the staged partition with ``now`` and a header row, after setting
+        the property that says what the model's rows are (so staged rows never go
+        without it)."""
         from pyspark.sql.types import DecimalType, LongType, StructField, StructType
 
         columns = StructType([StructField("input_partition", partition_type), StructField("input_rows", LongType()),
@@ -114,6 +135,8 @@ class InputFingerprints:
         spark.sql(f"create table if not exists {self.table} ("
                   + ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in columns.fields)
                   + ", committed boolean) using parquet partitioned by (committed)")
+        spark.sql(f"alter table {self.table} set tblproperties "
+                  f"('{STAGED_ROWS}' = '{'whole_table' if whole_table else 'new'}')")
         latest = max((r["_sw_last"] for r in now if r["_sw_last"] is not None), default=None)
         rows = [(r["input_partition"], r["input_rows"], r["input_checksum"], latest) for r in now
                 if r["input_partition"] is not None] + [(None, None, None, latest)]

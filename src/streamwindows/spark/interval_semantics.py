@@ -521,9 +521,11 @@ def interval_aggregate_incremental_spark(
     ``<this>__late_rows`` and stays out of the pieces.
 
     With ``this``, each build records the input partitions' row counts and checksums in
-    ``<this>__input_fingerprints`` (committed by the adapter after dbt's write), and a
+    ``<this>__input_fingerprints`` (committed by the adapter after dbt's write). A
     scheduled run whose already processed rows changed in place fails with
-    ChangedInputError, naming the partition (:mod:`streamwindows.spark.fingerprints`).
+    ChangedInputError, naming the partition; under 'reprocess' it returns a full
+    build's rows instead, which the adapter swaps in as the whole table
+    (:mod:`streamwindows.spark.fingerprints`).
     """
     from pyspark.sql import functions as F
 
@@ -567,8 +569,11 @@ def interval_aggregate_incremental_spark(
     elif starts.out_of_order:
         check_stream_order(df, start=start, arrival=arrival, group_by=groups, model=model)
         raise AssertionError("the arrival-order check passed on a stream whose starts' arrivals overlap")
-    # No late row: a difference below what the table holds is a row changed in place.
-    fingerprints.check_and_stage(df, full=False, function=INCREMENTAL_FUNCTION, model=model)
+    # No late row: a difference below what the table holds is a row changed in place,
+    # which fails the run or (under 'reprocess') makes it recompute the whole table.
+    if fingerprints.check_and_stage(df, full=False, function=INCREMENTAL_FUNCTION, model=model,
+                                    reprocess=policy.late_rows == "reprocess"):
+        return with_partition(interval_aggregate_spark(df, **options))
 
     # The partitions from S's on, and the open pieces (NULL partition), are recomputed.
     recomputed = F.col("time_partition").isNull() | (F.col("time_partition") >= partition_of(at_latest))

@@ -55,6 +55,28 @@ class SparkSessionAdapter(SparkAdapter):
         return True
 
     @available
+    def staged_whole_table(self, relation) -> bool:
+        """True when the Python model's run staged fingerprints and marked its rows as
+        the whole table (the table property `streamwindows.staged_rows` is
+        'whole_table'): under late_rows='reprocess', the run found input rows changed
+        below what the table held and recomputed the table, so the materialization swaps
+        the rows in instead of writing them by partition or appending them."""
+        from pyspark.sql import SparkSession
+
+        if not relation.schema or not relation.identifier:
+            raise ValueError(f"staged_whole_table({relation})")
+        spark = SparkSession.builder.getOrCreate()
+        name = f"{relation.schema}.{relation.identifier}__input_fingerprints"
+        if not spark.catalog.tableExists(name):
+            return False
+        properties = {r[0]: r[1] for r in spark.sql(f"show tblproperties {name}").collect()}
+        if properties.get("streamwindows.staged_rows") != "whole_table":
+            return False
+        # The property outlives a failed run's staged rows (discarded before each run):
+        # it speaks for this run only when this run staged a set.
+        return "committed=false" in [r[0] for r in spark.sql(f"show partitions {name}").collect()]
+
+    @available
     def clear_leftover_location(self, relation) -> bool:
         """Remove the folder a killed write left where `relation`'s managed table would
         live, when the catalog has no such table; True if a folder was removed. Spark
