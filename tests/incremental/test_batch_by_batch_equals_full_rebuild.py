@@ -401,6 +401,57 @@ def test_a_run_failing_at_any_point_of_its_protocol_then_rerun_equals_a_full_reb
     assert_equals_full_rebuild(spark, snapshot(spark, PROTOCOL_MODELS), FAULTS)
 
 
+# Where a Python model's run fails (the adapter's incremental materialization):
+# 'after_prepare' once the model ran (late rows audited, fingerprints staged, its rows in
+# __dbt_tmp) and before its table is written; 'before_commit' after that write, before
+# the fingerprints are committed; 'in_commit' between the commit's drop and rename.
+PYTHON_FAULTS = ["after_prepare", "before_commit", "in_commit"]
+
+
+def test_a_python_models_run_failing_at_any_point_then_rerun_equals_a_full_rebuild(replay):
+    """The Python models write beside their table before its write (the late-row
+    audit, the staged fingerprints) and after it (the commit). A run failing at each
+    point, a late row arriving in the first failing run, and a rerun with a new batch
+    each time: under 'audit' the tables then equal a full build's, the late row audited
+    once, and the committed fingerprints still agree with the input."""
+    spark, total, arrive = replay
+    python = [FIELD_WINDOW, INTERVALS]
+    audit = "late_rows: audit"
+    arrive("seq <= 500")
+    run_dbt("run", "--select", *python, "--full-refresh", "--vars", f"{{{audit}}}")
+    cut = 500
+
+    def next_batch() -> None:
+        nonlocal cut
+        spark.sql(f"insert into {SEED} select * from {FULL} where seq > {cut} and seq <= {cut + 70}")
+        cut += 70
+
+    for point in PYTHON_FAULTS:
+        before = {m: table_rows(spark, m) for m in python}
+        next_batch()
+        if point == PYTHON_FAULTS[0]:
+            spark.sql(f"insert into {SEED} {late_reading(spark, total, 30)}")
+        result = run_dbt("run", "--select", *python, "--vars", f"{{{audit}, stream_windows_failpoint: {point}}}",
+                         expect_success=False)
+        failed = {r.node.name for r in result.result.results if f"failpoint '{point}' reached" in str(r.message)}
+        assert failed == set(python), (point, [str(r.message)[:300] for r in result.result.results])
+        if point == "after_prepare":
+            for model in python:
+                assert table_rows(spark, model) == before[model], (point, model)
+        next_batch()
+        run_dbt("run", "--select", *python, "--vars", f"{{{audit}}}")
+    # A run under the default policy compares the committed fingerprints and passes:
+    # no fault left them describing rows the input no longer has.
+    next_batch()
+    run_dbt("run", "--select", *python)
+    snapshots = snapshot(spark, python)
+    run_dbt("run", "--select", *python, "--full-refresh", "--vars", f"{{{audit}}}")
+    for model, copy in snapshots.items():
+        assert differing_rows(spark, model, copy) == 0, model
+        assert spark.sql(f"select seq from {SCHEMA}.{model}__late_rows").collect() == [(total + 1,)], model
+        spark.sql(f"drop table {copy}")
+
+
 def test_a_row_changed_below_the_watermark_is_seen(replay):
     """A row corrected in place (same arrival position, another value) below the
     watermark: its input partition's recorded count and checksum no longer match. By

@@ -54,6 +54,7 @@
     {%- call statement('create_tmp_relation', language=language) -%}
       {{ create_table_as(True, tmp_relation, compiled_code, language) }}
     {%- endcall -%}
+    {{ spark_session__failpoint('after_prepare') if language == 'python' }}
     {%- do process_schema_changes(on_schema_change, tmp_relation, existing_relation) -%}
     {%- call statement('main') -%}
       {{ dbt_spark_get_incremental_sql(strategy, tmp_relation, target_relation, existing_relation, unique_key, incremental_predicates) }}
@@ -68,7 +69,9 @@
 
   {#-- The model's rows are written: what its run staged now describes them. --#}
   {%- if language == 'python' -%}
-    {% do adapter.staged_fingerprints(target_relation, 'commit') %}
+    {{ spark_session__failpoint('before_commit') }}
+    {% do adapter.staged_fingerprints(target_relation, 'commit',
+                                      fail_between=var('stream_windows_failpoint', none) == 'in_commit') %}
   {%- endif -%}
 
   {% set should_revoke = should_revoke(existing_relation, should_full_refresh()) %}
@@ -79,3 +82,16 @@
 
   {{ return({'relations': [target_relation]}) }}
 {%- endmaterialization %}
+
+
+{#- Fault injection for the tests that prove a Python model's incremental run safe,
+    at the points of the stream_windows package's SQL protocol: with
+    `--vars '{stream_windows_failpoint: <point>}'` the run fails 'after_prepare' (the
+    model ran: late rows audited, fingerprints staged, rows in `__dbt_tmp`; the table
+    not yet written), 'before_commit' (the table written, the fingerprints not
+    committed) or 'in_commit' (between the commit's two catalog operations). -#}
+{% macro spark_session__failpoint(point) -%}
+  {%- if var('stream_windows_failpoint', none) == point -%}
+    {{ exceptions.raise_compiler_error("stream_windows: failpoint '" ~ point ~ "' reached in model " ~ model.name ~ " (--vars stream_windows_failpoint)") }}
+  {%- endif -%}
+{%- endmacro %}
