@@ -15,7 +15,8 @@ import statistics
 from bench.harness import compile_inline, time_query
 
 ROWS = 10_000_000
-GOALS = {"cumulative": 1.2, "sliding": 2.0, "cron": 1.5}
+# At or below Spark's nearest native construct (the baselines), by medians.
+GOALS = {"cumulative": 1.0, "sliding": 1.0, "cron": 1.0}
 AGGREGATES = "{'amount_sum': 'sum(amount)', 'amount_mean': 'mean(amount)', 'amount_max': 'max(amount)'}"
 
 
