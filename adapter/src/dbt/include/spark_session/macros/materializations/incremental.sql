@@ -4,7 +4,10 @@
     - a Python model's `__dbt_tmp` table is written over whatever a killed run left in
       its folder;
     - a Python model's staged input fingerprints are discarded before it runs and
-      committed after its write (adapter.staged_fingerprints). -#}
+      committed after its write (adapter.staged_fingerprints);
+    - a Python model's run that recomputed its whole table (late_rows='reprocess' of
+      input rows changed in place, adapter.staged_whole_table) has its rows swapped in
+      as the table, like a full refresh's. -#}
 {% materialization incremental, adapter='spark_session', supported_languages=['sql', 'python'] -%}
   {#-- Validate early so we don't run SQL if the file_format + strategy combo is invalid --#}
   {%- set raw_file_format = config.get('file_format', default='parquet') -%}
@@ -55,15 +58,23 @@
       {{ create_table_as(True, tmp_relation, compiled_code, language) }}
     {%- endcall -%}
     {{ spark_session__failpoint('after_prepare') if language == 'python' }}
-    {%- do process_schema_changes(on_schema_change, tmp_relation, existing_relation) -%}
-    {%- call statement('main') -%}
-      {{ dbt_spark_get_incremental_sql(strategy, tmp_relation, target_relation, existing_relation, unique_key, incremental_predicates) }}
-    {%- endcall -%}
-    {%- if language == 'python' -%}
-      {#-- dbt-spark's note: a Python model's tmp relation is a table, dropped by SQL. --#}
-      {% call statement('drop_relation') -%}
-        drop table if exists {{ tmp_relation }}
-      {%- endcall %}
+    {%- if language == 'python' and adapter.staged_whole_table(target_relation) -%}
+      {#-- The run's rows are the whole table: the tmp table becomes the table. --#}
+      {% do spark_session__swap_in(target_relation, tmp_relation, existing_relation) %}
+      {%- call noop_statement('main', 'OK (whole table recomputed: input rows changed in place)') -%}
+        -- {{ target_relation }}: recomputed whole and swapped in (late_rows='reprocess' of rows changed in place)
+      {%- endcall -%}
+    {%- else -%}
+      {%- do process_schema_changes(on_schema_change, tmp_relation, existing_relation) -%}
+      {%- call statement('main') -%}
+        {{ dbt_spark_get_incremental_sql(strategy, tmp_relation, target_relation, existing_relation, unique_key, incremental_predicates) }}
+      {%- endcall -%}
+      {%- if language == 'python' -%}
+        {#-- dbt-spark's note: a Python model's tmp relation is a table, dropped by SQL. --#}
+        {% call statement('drop_relation') -%}
+          drop table if exists {{ tmp_relation }}
+        {%- endcall %}
+      {%- endif -%}
     {%- endif -%}
   {%- endif -%}
 
