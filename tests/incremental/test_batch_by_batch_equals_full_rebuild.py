@@ -5,8 +5,8 @@ The harness replays the real hourly temperatures (the seed table under the stagi
 view) in batches: it overwrites the seed table with the rows that have arrived so far
 (seq <= cut), runs the models incrementally, and after the last batch compares every
 incremental model with a full rebuild of the same input (`except all`, both ways).
-Cut points are random: inside windows, between the two cities' readings of one hour
-(tied times), and one split also leaves a gap of several days in the stream. Late
+Cut points fall inside windows, between the two cities' readings of one hour (tied
+times), across a month's partition boundary, and around gaps of several days. Late
 rows get each policy of incremental['late_rows'] (chosen by the `late_rows` var).
 At the end the seed is restored and the models' full builds are renamed back, so later
 tests see the full tables.
@@ -14,7 +14,6 @@ tests see the full tables.
 
 from __future__ import annotations
 
-import random
 import re
 import shutil
 from datetime import UTC, datetime
@@ -98,29 +97,19 @@ def assert_equals_full_rebuild(spark, snapshots: dict[str, str], cuts) -> None:
         spark.sql(f"drop table {snapshot}")
 
 
-# One seed (a second took 3 min of the suite's budget, issue 26): the gaps, fault and
-# document-model replays cut the stream at other places.
-@pytest.mark.parametrize("seed", [11])
-def test_random_batches_equal_a_full_rebuild(replay, seed):
-    spark, total, arrive = replay
-    rng = random.Random(seed)
-    # 3-5 batches over the first ~3 weeks (two readings an hour); some cuts fall
-    # between the two cities' readings of one hour.
-    end = rng.randrange(600, 1000) * 2 + rng.choice([0, 1])
-    cuts = sorted(rng.sample(range(1, end), rng.randrange(2, 5))) + [end]
-    snapshots = build_in_batches(spark, arrive, cuts)
-    assert_equals_full_rebuild(spark, snapshots, cuts)
-
-
-def test_gaps_of_days_between_batches(replay):
-    """Days 9-10 never arrive, and San Francisco's readings stop from Jan 7 noon to Jan
-    12: the windows after a gap start empty again, and San Francisco's provisional last
-    count window (Jan 7) becomes final in the run that brings it back, days after the
-    latest time the model had seen (Seattle's, Jan 8)."""
+def test_batches_cut_anywhere_and_gaps_of_days_equal_a_full_rebuild(replay):
+    """Six batches over a month and three days. The cuts fall inside windows, and the
+    odd ones between the two cities' readings of one hour (tied times); the last batch
+    crosses into February, the hourly models' next partition. Days 9-10 never arrive,
+    and San Francisco's readings stop from Jan 7 noon to Jan 12: the windows after a gap
+    start empty again, and San Francisco's provisional last count window (Jan 7) becomes
+    final in the run that brings it back, days after the latest time the model had seen
+    (Seattle's, Jan 8). (One replay where there were two, random cuts and gaps of days:
+    each took about 100 s of the suite's budget, issue 26.)"""
     spark, total, arrive = replay
     gap = ("not ((reading_at >= '2010-01-09' and reading_at < '2010-01-11') or "
            "(city = 'San Francisco' and reading_at >= '2010-01-07 12:00:00' and reading_at < '2010-01-12'))")
-    cuts = [300, 340, 450, 600, 900]  # 450: Seattle up to the gap; 600: both back
+    cuts = [301, 340, 450, 600, 1041, 1663]  # 450: Seattle up to the gap; 600: both back
     snapshots = build_in_batches(spark, arrive, cuts, where=gap)
     assert_equals_full_rebuild(spark, snapshots, cuts)
 

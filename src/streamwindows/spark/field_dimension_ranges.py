@@ -44,7 +44,7 @@ from streamwindows.field_dimension import (
 )
 from streamwindows.spark import field_dimension_tumbling
 from streamwindows.spark.columns import SEQ, VALUE, quote
-from streamwindows.spark.session import session_setting
+from streamwindows.spark.session import cached_until_next, session_setting
 
 ROWS_PER_TASK = 1_000_000
 # The sorted distinct values travel to the driver and to every task (both plans).
@@ -53,11 +53,6 @@ _TASK, _NUMBER, _GRANK, _KIND = "__task__", "__number__", "__group_rank__", "__d
 _TASK_BITS = 40  # a window's number: task << _TASK_BITS | its place in the task's order
 _REPEATED_SEQ = -1  # the number of the one row a task returns when two rows share a seq
 GROUP_FIRST = "__group_first__"  # a group's first arrival (seq), in group_firsts
-# The windows cached for numbering by earlier calls. The returned DataFrame reads its
-# cache until it is written; a later call drops the earlier caches (a DataFrame whose
-# cache is gone recomputes it, to the same rows), so a long session does not keep one
-# cache per model it built.
-_CACHED: list = []
 
 
 def applies(params: FieldDimensionParams) -> bool:
@@ -198,8 +193,6 @@ def grid_windows_by_value_ranges(df, params: FieldDimensionParams, schema: dict[
             yield _task_windows(mine, number, low[number], high[number], starts_after, table.value, n_groups,
                                 params, input_alias, out_names)
 
-    while _CACHED:
-        _CACHED.pop().unpersist()
     # A partition per task, by a key that Spark's hash partitioning sends to it: the
     # tasks need no sort by task (groupBy().applyInPandas sorts every row first).
     keys = F.array(*[F.lit(k) for k in _partition_keys(tasks)])
@@ -210,10 +203,10 @@ def grid_windows_by_value_ranges(df, params: FieldDimensionParams, schema: dict[
     # built, here): its columnar compression tries every encoding on every column of
     # every batch, which cost the hopping bench (13.6M windows) 4 s of CPU, a fifth of
     # the tasks' stage. The setting decides how the cache is stored, never what it
-    # holds, and is put back at once.
+    # holds, and is put back at once. The returned DataFrame reads the cache until dbt
+    # writes it (session.cached_until_next).
     with session_setting(spark, "spark.sql.inMemoryColumnarStorage.compressed", "false"):
-        windows = windows.persist(StorageLevel.MEMORY_AND_DISK_DESER)
-        _CACHED.append(windows)
+        windows = cached_until_next(windows, StorageLevel.MEMORY_AND_DISK_DESER)
         counts = windows.groupBy(_TASK).count().collect()
     if any(r[_TASK] == _REPEATED_SEQ >> _TASK_BITS for r in counts):  # a task met a repeated seq
         windows.unpersist()

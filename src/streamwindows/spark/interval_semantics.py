@@ -70,6 +70,7 @@ from streamwindows.spark.incremental import (
 from streamwindows.spark.late_rows import late_rows_policy
 from streamwindows.spark.numbering import range_offsets
 from streamwindows.spark.per_group import apply_per_group, empty_frame
+from streamwindows.spark.session import cached_until_next
 from streamwindows.spark.shipping import ship_package
 
 SPARK_FUNCTION = "interval_aggregate_spark"
@@ -79,9 +80,6 @@ _AT, _FLAG, _EMITTER = "__emitted_at__", "__drained__", "__emitter__"
 _NUMERIC = ("tinyint", "smallint", "int", "bigint", "float", "double")
 # Output rows per numbering range; fewer rows are numbered in one task, with no count.
 ROWS_PER_RANGE = 1_000_000
-# The rows cached for numbering by earlier calls; a later call drops them (a DataFrame
-# whose cache is gone recomputes it, to the same rows and numbers).
-_CACHED: list = []
 
 
 def interval_aggregate_spark(
@@ -458,10 +456,7 @@ def _numbered(rows, keys: list, first_emit_seq: int, ranged: bool):
     if not ranged:
         whole = Window.orderBy(F.col(_K), *order)
         return rows.withColumn("emit_seq", F.lit(first_emit_seq).cast("bigint") + F.row_number().over(whole) - 1)
-    while _CACHED:
-        _CACHED.pop().unpersist()
-    rows = rows.persist(StorageLevel.MEMORY_AND_DISK)
-    _CACHED.append(rows)
+    rows = cached_until_next(rows, StorageLevel.MEMORY_AND_DISK)
     offset_map = range_offsets(dict(rows.groupBy(_K).count().collect()), first_emit_seq)
     within = Window.partitionBy(_K).orderBy(*order)
     return rows.withColumn("emit_seq", F.element_at(offset_map, F.col(_K)) + F.row_number().over(within) - 1)

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from streamwindows.spark.session import cached_until_next
+
 _PART = "_sw_range"
-_KEPT: list = []  # the ranges of the latest numbering (see numbered)
 
 
 def numbered(rows, keys: Sequence, first: int = 0, column: str = "emit_seq"):
@@ -14,18 +15,16 @@ def numbered(rows, keys: Sequence, first: int = 0, column: str = "emit_seq"):
     that order the rows totally; NULLs first). The rows are range-partitioned on the
     keys and sorted within each range; one job counts each range's rows, and a row's
     number is the count of the earlier ranges plus its place in its own. The ranged rows
-    stay cached until the next numbering: the counts belong to that one partitioning
-    (a recomputed range partitioning may sample other bounds)."""
+    stay cached until this thread's next cache (session.cached_until_next): the counts
+    belong to that one partitioning (a recomputed range partitioning may sample other
+    bounds)."""
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
     order = [k.asc_nulls_first() for k in keys]
     parts = int(rows.sparkSession.conf.get("spark.sql.shuffle.partitions"))
-    while _KEPT:
-        _KEPT.pop().unpersist()
-    ranged = (rows.repartitionByRange(parts, *order).sortWithinPartitions(*order)
-              .withColumn(_PART, F.spark_partition_id()).persist(StorageLevel.MEMORY_AND_DISK))
-    _KEPT.append(ranged)
+    ranged = cached_until_next(rows.repartitionByRange(parts, *order).sortWithinPartitions(*order)
+                               .withColumn(_PART, F.spark_partition_id()), StorageLevel.MEMORY_AND_DISK)
     offset_map = range_offsets(dict(ranged.groupBy(_PART).count().collect()), first)
     # Within a range the rows keep their sorted order; monotonically_increasing_id counts
     # them from the range's id shifted left by 33 bits.
