@@ -195,7 +195,8 @@
   {%- set horizon = horizon if horizon is not none else (reach_past if reach_past is not none else 16 * step) -%}
   {%- set audit = stream_windows._sw_companion('__late_rows') -%}
   {%- set fingerprints = {'table': stream_windows._sw_companion('__input_fingerprints') | string, 'input': relation | string,
-      'part': stream_windows._sw_partition_sql(spec, key), 'key': key, 'arrival_order': arrival_order, 'from_key': none, 'fresh_after': none} -%}
+      'part': stream_windows._sw_partition_sql(spec, key), 'key': key, 'arrival_order': arrival_order, 'from_key': none, 'fresh_after': none,
+      'floor': none, 'new_rows_below': false} -%}
   {%- set plan = {'full': seen is none, 'key': key, 'arrival_order': arrival_order, 'watermark_from': watermark_from, 'since': 'all',
       'floor': none, 'next_floor': none, 'next_watermark': none, 'fingerprints': fingerprints, 'prepare': [], 'commit': [], 'notes': []} -%}
   {%- if seen is none -%}
@@ -360,7 +361,10 @@
   {%- set from_key = stream_windows._sw_partition_start(spec, from_key) -%}
   {%- set first_partition = ("date'" ~ modules.datetime.datetime.utcfromtimestamp(from_key / 1000000).strftime('%Y-%m-%d') ~ "'") if spec.kind == 'interval' else from_key -%}
   {%- do plan.update({'since': first_partition}) -%}
-  {%- do fingerprints.update({'from_key': from_key, 'fresh_after': s}) -%}
+  {#- New rows below the recomputed span: only late rows the audit keeps out (error
+      fails the run, reprocess moves the span to the earliest one). -#}
+  {%- do fingerprints.update({'from_key': from_key, 'fresh_after': s, 'floor': reads.floor,
+      'new_rows_below': row is not none and spec.late_rows == 'audit'}) -%}
   {#- fresh_groups_unseen_since_cut: how many groups have new rows and no processed row
       from from_key's partition on (so possibly none at all: new groups); an
       input-watermark plan counts them, others give none (unknown). -#}
@@ -543,6 +547,13 @@
       rows collected here: Spark cannot overwrite a table it reads. -#}
   {%- if fingerprints.from_key is none -%}
     {%- set where = fingerprints.key ~ ' is not null' -%}
+  {%- elif not fingerprints.new_rows_below -%}
+    {#- Every new row lies in the recomputed span (no late row, or late rows
+        reprocessed from their partition on): the span's rows alone, read with the
+        arrival floor, so Parquet skips the older files (an OR with the partitions of
+        new rows below the span reads and joins every row of the input: 2.5 s of a
+        one-day run's 6 s over 10M rows). -#}
+    {%- set where = stream_windows._sw_key_from(fingerprints, fingerprints.from_key) -%}
   {%- else -%}
     {%- set where = '(' ~ fingerprints.key ~ ' >= ' ~ fingerprints.from_key ~ ' or ' ~ fingerprints.part ~ ' in (select ' ~ fingerprints.part ~ ' from ' ~ fingerprints.input
         ~ ' as _sw_new where ' ~ fingerprints.arrival_order ~ ' > ' ~ fingerprints.fresh_after ~ ' and ' ~ fingerprints.key ~ ' < ' ~ fingerprints.from_key ~ '))' -%}

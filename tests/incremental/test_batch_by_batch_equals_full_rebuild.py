@@ -98,9 +98,9 @@ def assert_equals_full_rebuild(spark, snapshots: dict[str, str], cuts) -> None:
 
 
 def test_batches_cut_anywhere_and_gaps_of_days_equal_a_full_rebuild(replay):
-    """Six batches over a month and three days. The cuts fall inside windows, and the
-    odd ones between the two cities' readings of one hour (tied times); the last batch
-    crosses into February, the hourly models' next partition. Days 9-10 never arrive,
+    """Seven batches over a month and four days. The cuts fall inside windows, and the
+    odd ones between the two cities' readings of one hour (tied times); the last two
+    batches cross into February, the hourly models' next partition. Days 9-10 never arrive,
     and San Francisco's readings stop from Jan 7 noon to Jan 12: the windows after a gap
     start empty again, and San Francisco's provisional last count window (Jan 7) becomes
     final in the run that brings it back, days after the latest time the model had seen
@@ -109,7 +109,9 @@ def test_batches_cut_anywhere_and_gaps_of_days_equal_a_full_rebuild(replay):
     spark, total, arrive = replay
     gap = ("not ((reading_at >= '2010-01-09' and reading_at < '2010-01-11') or "
            "(city = 'San Francisco' and reading_at >= '2010-01-07 12:00:00' and reading_at < '2010-01-12'))")
-    cuts = [301, 340, 450, 600, 1041, 1663]  # 450: Seattle up to the gap; 600: both back
+    # 450: Seattle up to the gap; 600: both back; 1700: the first run whose plan checks
+    # January's recorded fingerprints (the partition below its recomputed span).
+    cuts = [301, 340, 450, 600, 1041, 1663, 1700]
     snapshots = build_in_batches(spark, arrive, cuts, where=gap)
     assert_equals_full_rebuild(spark, snapshots, cuts)
 
