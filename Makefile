@@ -46,7 +46,7 @@ run: setup
 test: setup
 	$(BIN)/python -m pytest
 
-# The inner loop, about 100 s: the engine, the benchmark report and the pictures, no
+# The inner loop, about a minute: the engine, the benchmark report and the pictures, no
 # Spark (make test stays the whole suite, and is what CI runs). The Spark layer's and
 # the macros' reference tests need no project build either: run them by path
 # (tests/engine_spark, tests/macros/test_*_vs_reference.py), about 11 minutes.
