@@ -7,6 +7,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(CURDIR)/$(VENV)/bin
 STAMP := $(VENV)/.installed
+BENCH_STAMP := $(VENV)/.bench-installed
 ADAPTER_SOURCES := $(shell find adapter -type f \( -name '*.py' -o -name '*.yml' -o -name '*.sql' -o -name '*.toml' \) 2>/dev/null)
 
 export SPARK_LOCAL_IP := 127.0.0.1
@@ -66,7 +67,13 @@ docs: setup
 pictures: setup
 	$(BIN)/python docs/pictures/draw_windows.py
 
-bench: setup
+# DuckDB and Polars, which the bench compares the engine with (bench/single_machine.py):
+# installed here, not by setup, so make test and make run do not download them.
+$(BENCH_STAMP): $(STAMP)
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[project,bench]'
+	@touch $(BENCH_STAMP)
+
+bench: setup $(BENCH_STAMP)
 	$(BIN)/python -m bench $(BENCH)
 
 lint: setup

@@ -48,10 +48,11 @@ def plain_sql(bucket: int) -> str:
     """
 
 
-def run(spark) -> list[dict]:
-    from streamwindows.spark import interval_aggregate_spark
+PATH = ".spark/bench/interval_events"
 
-    path = ".spark/bench/interval_events"
+
+def make_events(spark):
+    """The events, written to PATH and registered as the view bench_interval_events."""
     spark.sql(f"""
         select seq, grp, valid_from, valid_from + 1 + pmod(hash(seq, 7), 199) as valid_to,
                cast(pmod(hash(seq, 11), 1000) as double) / 10 as price
@@ -59,14 +60,25 @@ def run(spark) -> list[dict]:
             select id + 1 as seq, pmod(id, {GROUPS}) as grp, id div 100 as valid_from
             from range({ROWS})
         )
-    """).write.mode("overwrite").parquet(path)
-    events = spark.read.parquet(path)
+    """).write.mode("overwrite").parquet(PATH)
+    events = spark.read.parquet(PATH)
     events.createOrReplaceTempView("bench_interval_events")
+    return events
+
+
+def engine(events):
+    from streamwindows.spark import interval_aggregate_spark
+
+    return interval_aggregate_spark(events, start="valid_from", end="valid_to", group_by="grp", arrival="seq",
+                                    aggregates={"events_valid": "count(*)", "price_sum": "sum(price)",
+                                                "max_price": "max(price)"})
+
+
+def run(spark) -> list[dict]:
+    events = make_events(spark)
     longest = spark.sql("select max(valid_to - valid_from) as n from bench_interval_events").first()["n"]
     baseline_sql = plain_sql(longest)
-    result = interval_aggregate_spark(events, start="valid_from", end="valid_to", group_by="grp", arrival="seq",
-                                      aggregates={"events_valid": "count(*)", "price_sum": "sum(price)",
-                                                  "max_price": "max(price)"})
+    result = engine(events)
     result.createOrReplaceTempView("bench_interval_result")
     spark.sql(baseline_sql).createOrReplaceTempView("bench_interval_plain_sql")
     # The same rows (sums to 6 decimals: the two plans add in different orders), checked

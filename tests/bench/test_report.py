@@ -33,6 +33,14 @@ def test_tables_come_from_the_files_and_say_whether_each_goal_is_met(tmp_path):
     assert "### 2026-11-25 20:05 UTC" in rendered
 
 
+def test_a_context_row_has_no_goal_and_is_marked_context(tmp_path):
+    duckdb = {**FIGURE, "benchmark": "tumbling 30/30 in DuckDB", "baseline": "the engine on Spark, same run",
+              "ratio": 0.2, "goal": None}
+    report.save_run(["single-machine"], [duckdb], when=datetime(2026, 11, 27, 6, 0, tzinfo=UTC), folder=tmp_path)
+    rendered = report.render_readme(f"{report.BEGIN}\n{report.END}\n", report.load_runs(tmp_path))
+    assert "| tumbling 30/30 in DuckDB | the engine on Spark, same run | 4.60 | 6.21 | 0.20 |  | context |" in rendered
+
+
 def test_a_run_rewrites_its_file_after_each_benchmark_and_records_a_failure(tmp_path):
     path = report.save_run(["streambase", "odysseus"], [FIGURE], when=datetime(2026, 11, 25, 20, 5, tzinfo=UTC),
                            folder=tmp_path)

@@ -1,0 +1,213 @@
+"""What a user who stays on one machine would pick instead: three of the kernels'
+workloads in DuckDB and Polars (in-process, both cores), beside the engine on Spark,
+same data (the Parquet files the Spark benchmarks write), same run. Context, not goals.
+
+- StreamBase tumbling 30/30, SUM and COUNT per symbol, 10,000,000 trades;
+- Fenl cumulative SUM/MEAN/MAX per entity, 10,000,000 events over 100,000 entities;
+- Odysseus interval semantics COUNT/SUM/MAX, 1,000,000 events over 1,000 groups (the
+  pieces as bench/odysseus_intervals.py's plain SQL computes them).
+
+Each workload runs once untimed on every side, then in ROUNDS - 1 rotating rounds
+(Spark, DuckDB, Polars); the figures are medians. DuckDB materializes its result in a
+temporary table, Polars collects a DataFrame, Spark writes to the noop sink: every row
+computed on every side. Each side's rows are checked equal to the engine's on a sample
+of keys (all their rows)."""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import pandas as pd
+
+from bench import fenl_windows, odysseus_intervals, streambase_field_dimension
+from bench.harness import PROJECT_DIR
+
+ROUNDS = 4  # the first untimed
+TRADES = str(PROJECT_DIR / ".spark" / "bench" / "trades_10m")
+FENL_EVENTS = str(PROJECT_DIR / ".spark" / "bench" / "fenl_events_100k")
+INTERVAL_EVENTS = str(PROJECT_DIR / odysseus_intervals.PATH)
+
+
+def _seconds(action) -> float:
+    started = time.perf_counter()
+    action()
+    return time.perf_counter() - started
+
+
+def _rotate(sides: dict) -> dict[str, list[float]]:
+    """side -> its timed runs: every side once untimed, then ROUNDS - 1 rotating rounds."""
+    runs: dict[str, list[float]] = {side: [] for side in sides}
+    for round_number in range(ROUNDS):
+        for side, action in sides.items():
+            seconds = _seconds(action)
+            if round_number:
+                runs[side].append(seconds)
+    return runs
+
+
+def _equal(name: str, side: str, expected: pd.DataFrame, actual: pd.DataFrame, keys: list[str]) -> int:
+    """Rows of the sample (their count); raises naming the first difference."""
+    expected = expected.sort_values(keys).reset_index(drop=True)
+    actual = actual[list(expected.columns)].sort_values(keys).reset_index(drop=True)
+    if len(expected) == 0 or len(expected) != len(actual):
+        raise AssertionError(f"{name}: {side} gives {len(actual)} rows of the sample, the engine {len(expected)}")
+    pd.testing.assert_frame_equal(actual, expected, check_dtype=False, check_exact=False, rtol=1e-9,
+                                  obj=f"{name}, {side} against the engine")
+    return len(expected)
+
+
+def _rows(name: str, engine_s: list[float], runs: dict[str, list[float]], sample_rows: int, sample: str) -> list[dict]:
+    spark_s = statistics.median(engine_s)
+    rows = []
+    for side in ("DuckDB", "Polars"):
+        measured_s = statistics.median(runs[side])
+        rows.append({
+            "benchmark": f"{name} in {side}", "baseline": "the engine on Spark, same run", "baseline_s": spark_s,
+            "measured": side, "measured_s": measured_s, "ratio": measured_s / spark_s, "goal": None,
+            "also": f"medians of {ROUNDS - 1} rotating rounds: Spark {[round(t, 2) for t in engine_s]} s, "
+                    f"{side} {[round(t, 2) for t in runs[side]]} s; equal to the engine's rows on {sample} "
+                    f"({sample_rows:,} rows)",
+        })
+    return rows
+
+
+def tumbling(spark, duck, pl) -> list[dict]:
+    from streamwindows.spark import field_dimension_aggregate_spark
+
+    trades = streambase_field_dimension.make_trades(spark, 10_000_000, TRADES)
+    aggregates = {"total_volume": "sum(volume)", "trades": "count(*)"}
+
+    def engine():
+        return field_dimension_aggregate_spark(trades, field="time", size=30, advance=30, group_by=["symbol"],
+                                               seq="seq", aggregates=aggregates)
+
+    # A window closes when a trade at or past its end arrives (any symbol): the windows
+    # still open at the end of the stream are not emitted.
+    duck_sql = f"""
+        create or replace temp table tumbling as
+        select * from (
+            select symbol, time // 30 * 30 as window_start, time // 30 * 30 + 30 as window_end,
+                   sum(volume) as total_volume, count(*) as trades
+            from read_parquet('{TRADES}/*.parquet') group by all
+        ) where window_end <= (select max(time) from read_parquet('{TRADES}/*.parquet'))
+    """
+
+    def polars():
+        frame = pl.scan_parquet(f"{TRADES}/*.parquet")
+        latest = frame.select(pl.col("time").max()).collect().item()
+        return (frame.group_by("symbol", (pl.col("time") // 30 * 30).alias("window_start"))
+                .agg(pl.col("volume").sum().alias("total_volume"), pl.len().alias("trades"))
+                .with_columns((pl.col("window_start") + 30).alias("window_end"))
+                .filter(pl.col("window_end") <= latest).collect())
+
+    result = {}
+    runs = _rotate({"Spark": lambda: engine().write.format("noop").mode("overwrite").save(),
+                    "DuckDB": lambda: duck.execute(duck_sql),
+                    "Polars": lambda: result.__setitem__("polars", polars())})
+    sample = [f"S{i:03d}" for i in range(0, 500, 25)]
+    columns = ["symbol", "window_start", "window_end", "total_volume", "trades"]
+    expected = engine().where(f"symbol in ({', '.join(repr(s) for s in sample)})").select(*columns).toPandas()
+    duck_rows = duck.execute(f"select * from tumbling where symbol in ({', '.join(repr(s) for s in sample)})").df()
+    polars_rows = result["polars"].filter(pl.col("symbol").is_in(sample)).to_pandas()
+    name = "StreamBase tumbling 30/30, 10M trades"
+    checked = _equal(name, "DuckDB", expected, duck_rows, ["symbol", "window_start"])
+    _equal(name, "Polars", expected, polars_rows, ["symbol", "window_start"])
+    return _rows(name, runs.pop("Spark"), runs, checked, "20 symbols")
+
+
+def cumulative(spark, duck, pl) -> list[dict]:
+    fenl_windows.make_events(spark, 100_000, FENL_EVENTS, "bench_fenl_events")
+    engine_sql = fenl_windows.fenl("bench_fenl_events", "none")
+    duck_sql = f"""
+        create or replace temp table cumulative as
+        select seq, sum(amount) over w as amount_sum, avg(amount) over w as amount_mean,
+               max(amount) over w as amount_max
+        from read_parquet('{FENL_EVENTS}/*.parquet')
+        window w as (partition by entity order by event_at, seq rows between unbounded preceding and current row)
+    """
+
+    def polars():
+        ordered = pl.scan_parquet(f"{FENL_EVENTS}/*.parquet").sort("entity", "event_at", "seq")
+        return ordered.select(
+            "seq", "entity",
+            pl.col("amount").cum_sum().over("entity").alias("amount_sum"),
+            (pl.col("amount").cum_sum() / pl.col("amount").cum_count()).over("entity").alias("amount_mean"),
+            pl.col("amount").cum_max().over("entity").alias("amount_max"),
+        ).collect()
+
+    result = {}
+    runs = _rotate({"Spark": lambda: spark.sql(engine_sql).write.format("noop").mode("overwrite").save(),
+                    "DuckDB": lambda: duck.execute(duck_sql),
+                    "Polars": lambda: result.__setitem__("polars", polars())})
+    columns = ["seq", "amount_sum", "amount_mean", "amount_max"]
+    expected = spark.sql(engine_sql).where("entity < 100").select(*columns).toPandas()
+    seqs = set(expected["seq"])
+    duck_rows = duck.execute("select * from cumulative").df()
+    duck_rows = duck_rows[duck_rows["seq"].isin(seqs)]
+    polars_rows = result["polars"].filter(pl.col("entity") < 100).to_pandas()
+    name = "Fenl cumulative SUM/MEAN/MAX, 10M events, 100k entities"
+    checked = _equal(name, "DuckDB", expected, duck_rows, ["seq"])
+    _equal(name, "Polars", expected, polars_rows, ["seq"])
+    return _rows(name, runs.pop("Spark"), runs, checked, "100 entities")
+
+
+def intervals(spark, duck, pl) -> list[dict]:
+    events = odysseus_intervals.make_events(spark)
+    bucket = spark.sql("select max(valid_to - valid_from) as n from bench_interval_events").first()["n"]
+    # The plain SQL of odysseus_intervals, on the same Parquet files.
+    duck_sql = ("create or replace temp table intervals as "
+                + odysseus_intervals.plain_sql(bucket).replace(
+                    "bench_interval_events", f"read_parquet('{INTERVAL_EVENTS}/*.parquet')")
+                .replace("lateral view explode(array(valid_from, valid_to)) b as t",
+                         "cross join unnest([valid_from, valid_to]) as b(t)")
+                .replace(f"lateral view explode(sequence(valid_from div {bucket}, (valid_to - 1) div {bucket})) "
+                         "s as bucket",
+                         f"cross join unnest(range(valid_from // {bucket}, (valid_to - 1) // {bucket} + 1)) "
+                         "as s(bucket)")
+                .replace(" div ", " // "))
+
+    def polars():
+        frame = pl.scan_parquet(f"{INTERVAL_EVENTS}/*.parquet")
+        boundaries = pl.concat([frame.select("grp", pl.col("valid_from").alias("t")),
+                                frame.select("grp", pl.col("valid_to").alias("t"))]).unique().sort("grp", "t")
+        pieces = (boundaries.with_columns(pl.col("t").shift(-1).over("grp").alias("window_end"))
+                  .rename({"t": "window_start"}).drop_nulls("window_end")
+                  .with_columns((pl.col("window_start") // bucket).alias("bucket")))
+        covering = (frame.with_columns(pl.int_ranges(pl.col("valid_from") // bucket,
+                                                     (pl.col("valid_to") - 1) // bucket + 1).alias("bucket"))
+                    .explode("bucket"))
+        covers = (pl.col("valid_from") <= pl.col("window_start")) & (pl.col("window_start") < pl.col("valid_to"))
+        return (pieces.join(covering, on=["grp", "bucket"]).filter(covers)
+                .group_by("grp", "window_start", "window_end")
+                .agg(pl.len().alias("events_valid"), pl.col("price").sum().alias("price_sum"),
+                     pl.col("price").max().alias("max_price"))
+                .collect())
+
+    result = {}
+    runs = _rotate({"Spark": lambda: odysseus_intervals.engine(events).write.format("noop").mode("overwrite").save(),
+                    "DuckDB": lambda: duck.execute(duck_sql),
+                    "Polars": lambda: result.__setitem__("polars", polars())})
+    columns = odysseus_intervals.COLUMNS
+    expected = odysseus_intervals.engine(events).where("grp < 50").select(*columns).toPandas()
+    duck_rows = duck.execute("select * from intervals where grp < 50").df()
+    polars_rows = result["polars"].filter(pl.col("grp") < 50).to_pandas()
+    name = "Odysseus interval semantics COUNT/SUM/MAX, 1M events, 1k groups"
+    checked = _equal(name, "DuckDB", expected, duck_rows, ["grp", "window_start"])
+    _equal(name, "Polars", expected, polars_rows, ["grp", "window_start"])
+    return _rows(name, runs.pop("Spark"), runs, checked, "50 groups")
+
+
+def run(spark) -> list[dict]:
+    import duckdb
+    import polars as pl
+
+    duck = duckdb.connect()
+    results = []
+    for workload in (tumbling, cumulative, intervals):
+        rows = workload(spark, duck, pl)
+        for row in rows:
+            print(f"  {row['benchmark']}: Spark {row['baseline_s']:.2f}s, {row['measured']} "
+                  f"{row['measured_s']:.2f}s ({row['ratio']:.2f})", flush=True)
+        results += rows
+    return results
