@@ -8,6 +8,7 @@ printed beside them: a floor no plan can beat."""
 from __future__ import annotations
 
 import statistics
+import time
 
 from bench.harness import time_query
 
@@ -92,13 +93,22 @@ def run(spark) -> list[dict]:
     if differing or not pieces:
         raise AssertionError(f"the plain SQL baseline and the engine differ in {differing} of {pieces} pieces")
 
-    base_runs, engine_runs = [], []
+    # The engine is timed from the call: building its DataFrame runs its jobs on the
+    # driver's side (the distinct starts, the order check, the pieces cached and counted
+    # for emit_seq), and the write then reads that cache. (Timing only the write of a
+    # DataFrame built before, as this benchmark did until 2026-11-27, times a cache read.)
+    base_runs, engine_runs, build_runs = [], [], []
     for round_number in range(ROUNDS):
         base_s = time_query(spark, baseline_sql, repeats=1)
-        engine_s = time_query(spark, "select * from bench_interval_result", repeats=1)
+        started = time.perf_counter()
+        built = engine(events)
+        build_s = time.perf_counter() - started
+        built.write.format("noop").mode("overwrite").save()
+        engine_s = time.perf_counter() - started
         if round_number:
             base_runs.append(base_s)
             engine_runs.append(engine_s)
+            build_runs.append(build_s)
     base_s, measured_s = statistics.median(base_runs), statistics.median(engine_runs)
     floor_s = time_query(spark, """
         select grp, boundary from (
@@ -108,15 +118,17 @@ def run(spark) -> list[dict]:
         ) order by grp, boundary
     """)
     print(f"  intervals: plain SQL {base_s:.2f}s {[round(t, 2) for t in base_runs]}, interval semantics "
-          f"{measured_s:.2f}s {[round(t, 2) for t in engine_runs]} ({pieces:,} pieces, equal); "
-          f"boundary sort {floor_s:.2f}s", flush=True)
+          f"{measured_s:.2f}s {[round(t, 2) for t in engine_runs]} (building the DataFrame "
+          f"{[round(t, 2) for t in build_runs]}; {pieces:,} pieces, equal); boundary sort {floor_s:.2f}s", flush=True)
     return [{
         "benchmark": "Odysseus interval semantics COUNT/SUM/MAX, 1M events, 1k groups",
         "baseline": f"plain SQL: boundaries exploded, pieces by lead(), joined to the covering events by "
                     f"{longest}-unit time bucket (medians of {ROUNDS - 1} alternating rounds)",
         "baseline_s": base_s, "measured": "interval_aggregate_spark", "measured_s": measured_s,
         "ratio": measured_s / base_s, "goal": GOAL,
-        "also": f"{pieces:,} elementary intervals, the same rows from both; best {min(base_runs):.2f}s and "
+        "also": f"{pieces:,} elementary intervals, the same rows from both; the engine's runs "
+                f"{[round(t, 2) for t in engine_runs]} s, of which building its DataFrame (its jobs up to the "
+                f"cached, counted pieces) {[round(t, 2) for t in build_runs]} s; best {min(base_runs):.2f}s and "
                 f"{min(engine_runs):.2f}s (ratio {min(engine_runs) / min(base_runs):.2f}); the boundary sort "
                 f"alone (ORDER BY grp, boundary over the 2M boundaries, median of 3) {floor_s:.2f}s, the "
                 f"engine {measured_s / floor_s:.2f} times it",
