@@ -29,7 +29,9 @@ latest start.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import io
 import statistics
 import time
 from pathlib import Path
@@ -88,7 +90,8 @@ def one_query_seconds(spark, model: str) -> tuple[float, list[float]]:
     python = BENCH_PROJECT.glob(f"models/**/{model}.py")
     path = next(python, None)
     if path is None:
-        compiled = dbt("compile", "--select", model, "--full-refresh", "--threads", "1", "--quiet")
+        with contextlib.redirect_stdout(io.StringIO()):  # dbt compile prints the SQL
+            compiled = dbt("compile", "--select", model, "--full-refresh", "--threads", "1", "--quiet")
         sql = compiled.result.results[0].node.compiled_code
         runs = [time_query(spark, sql, repeats=1) for _ in range(3)]
         return statistics.median(runs), runs
