@@ -53,10 +53,8 @@ def main(names: list[str]) -> int:
         if "failed" in r:
             print(f"{r['benchmark']:58} FAILED: {r['failed']}")
             continue
-        if r["goal"] is None:  # context beside the goals (DuckDB, Polars)
-            goal, ok = "", "context"
-        else:
-            goal, ok = f"{r['goal']:6.2f}", "yes" if r["ratio"] <= r["goal"] else "NO"
+        goal, ok = report.verdict(r)
+        ok = "NO" if ok == "no" else ok
         print(f"{r['benchmark']:58} {r['baseline_s']:10.2f} {r['measured_s']:10.2f} {r['ratio']:7.2f} "
               f"{goal:>6}  {ok}")
         print(f"    baseline: {r['baseline']}; measured: {r['measured']}")

@@ -82,6 +82,14 @@ def load_runs(folder: Path = RESULTS_DIR) -> list[dict]:
     return runs
 
 
+def verdict(result: dict) -> tuple[str, str]:
+    """(the goal as printed, whether it is met): 'yes' or 'no', or 'context' for a row
+    with no goal (DuckDB, Polars beside the engine)."""
+    if result["goal"] is None:
+        return "", "context"
+    return f"{result['goal']:.2f}", "yes" if result["ratio"] <= result["goal"] else "no"
+
+
 def tables(runs: list[dict]) -> str:
     if not runs:
         return "No run's raw figures are committed yet: the first `make bench` writes one.\n"
@@ -99,10 +107,7 @@ def tables(runs: list[dict]) -> str:
             if "failed" in r:
                 parts[-1] += f"| {r['benchmark']} | failed: {r['failed']} | | | | | |\n"
                 continue
-            if r["goal"] is None:  # context beside the goals (DuckDB, Polars)
-                goal, met = "", "context"
-            else:
-                goal, met = f"{r['goal']:.2f}", "yes" if r["ratio"] <= r["goal"] else "no"
+            goal, met = verdict(r)
             parts[-1] += (f"| {r['benchmark']} | {r['baseline']} | {r['baseline_s']:.2f} | {r['measured_s']:.2f} "
                           f"| {r['ratio']:.2f} | {goal} | {met} |\n")
     return "\n".join(parts)
