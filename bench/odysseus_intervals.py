@@ -20,24 +20,33 @@ ROUNDS = 4  # alternating, baseline first; the first round untimed
 COLUMNS = ["grp", "window_start", "window_end", "events_valid", "price_sum", "max_price"]
 
 
-def plain_sql(bucket: int) -> str:
+def plain_sql(bucket: int, source: str = "bench_interval_events", dialect: str = "spark") -> str:
     """The pieces in plain SQL: every event's two boundaries exploded, the distinct ones
     paired by lead() into a group's elementary intervals, and each piece joined with the
     events that cover it. An interval join has no equi-key, so both sides carry a time
     bucket: a piece its start's, an event every bucket it spans (`bucket` at least the
     longest lifetime, each event spans at most two). A piece no event covers has no row,
-    as in the engine's output."""
+    as in the engine's output. `dialect` 'spark' or 'duckdb' (bench/single_machine.py)
+    differs only in how a row is exploded and in integer division."""
+    if dialect == "duckdb":
+        div = "//"
+        boundaries = "cross join unnest([valid_from, valid_to]) as b(t)"
+        buckets = f"cross join unnest(range(valid_from // {bucket}, (valid_to - 1) // {bucket} + 1)) as s(bucket)"
+    else:
+        div = "div"
+        boundaries = "lateral view explode(array(valid_from, valid_to)) b as t"
+        buckets = f"lateral view explode(sequence(valid_from div {bucket}, (valid_to - 1) div {bucket})) s as bucket"
     return f"""
         with boundaries as (
-            select distinct grp, t from bench_interval_events
-            lateral view explode(array(valid_from, valid_to)) b as t
+            select distinct grp, t from {source}
+            {boundaries}
         ), pieces as (
             select grp, t as window_start, lead(t) over (partition by grp order by t) as window_end,
-                   t div {bucket} as bucket
+                   t {div} {bucket} as bucket
             from boundaries
         ), covering as (
-            select grp, valid_from, valid_to, price, bucket from bench_interval_events
-            lateral view explode(sequence(valid_from div {bucket}, (valid_to - 1) div {bucket})) s as bucket
+            select grp, valid_from, valid_to, price, bucket from {source}
+            {buckets}
         )
         select p.grp, p.window_start, p.window_end, count(*) as events_valid, sum(c.price) as price_sum,
                max(c.price) as max_price

@@ -155,15 +155,7 @@ def intervals(spark, duck, pl) -> list[dict]:
     bucket = spark.sql("select max(valid_to - valid_from) as n from bench_interval_events").first()["n"]
     # The plain SQL of odysseus_intervals, on the same Parquet files.
     duck_sql = ("create or replace temp table intervals as "
-                + odysseus_intervals.plain_sql(bucket).replace(
-                    "bench_interval_events", f"read_parquet('{INTERVAL_EVENTS}/*.parquet')")
-                .replace("lateral view explode(array(valid_from, valid_to)) b as t",
-                         "cross join unnest([valid_from, valid_to]) as b(t)")
-                .replace(f"lateral view explode(sequence(valid_from div {bucket}, (valid_to - 1) div {bucket})) "
-                         "s as bucket",
-                         f"cross join unnest(range(valid_from // {bucket}, (valid_to - 1) // {bucket} + 1)) "
-                         "as s(bucket)")
-                .replace(" div ", " // "))
+                + odysseus_intervals.plain_sql(bucket, f"read_parquet('{INTERVAL_EVENTS}/*.parquet')", "duckdb"))
 
     def polars():
         frame = pl.scan_parquet(f"{INTERVAL_EVENTS}/*.parquet")
