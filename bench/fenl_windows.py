@@ -6,13 +6,13 @@ same data, same run; each query computes every output row (noop sink).
   both on 10,000,000 events over 100,000 entities;
 - daily cron windows (SUM/COUNT/MEAN, empty days included) vs GROUP BY entity, date, on
   10,000,000 events of 1,000 entities over one year.
+Each pair runs in alternating rounds (bench/rounds.py), judged by the medians.
 """
 
 from __future__ import annotations
 
-import statistics
-
-from bench.harness import compile_inline, time_query
+from bench.harness import compile_inline, time_query, to_noop
+from bench.rounds import alternating, paired
 
 ROWS = 10_000_000
 # At or below Spark's nearest native construct (the baselines), by medians.
@@ -50,43 +50,33 @@ def frame(view: str, rows: str) -> str:
     """
 
 
-def _row(name, baseline, baseline_s, measured, measured_s, goal_key):
-    return {"benchmark": name, "baseline": baseline, "baseline_s": baseline_s, "measured": measured,
-            "measured_s": measured_s, "ratio": measured_s / baseline_s, "goal": GOALS[goal_key], "also": ""}
-
-
 def run(spark) -> list[dict]:
-    results = []
     make_events(spark, 100_000, ".spark/bench/fenl_events_100k", "bench_fenl_events")
-    base_s = time_query(spark, frame("bench_fenl_events", "unbounded preceding"))
-    cumulative_s = time_query(spark, fenl("bench_fenl_events", "none"))
-    print(f"  cumulative: frame {base_s:.2f}s, fenl {cumulative_s:.2f}s", flush=True)
-    results.append(_row("Fenl cumulative SUM/MEAN/MAX, 10M events, 100k entities",
-                        "ROWS UNBOUNDED PRECEDING frame", base_s, "fenl_aggregate (cumulative)", cumulative_s,
-                        "cumulative"))
+    base, cumulative = alternating(to_noop(frame("bench_fenl_events", "unbounded preceding")),
+                                   to_noop(fenl("bench_fenl_events", "none")))
+    print(f"  cumulative: frame {base.median:.2f}s {base.shown}, fenl {cumulative.median:.2f}s {cumulative.shown}",
+          flush=True)
+    results = [paired("Fenl cumulative SUM/MEAN/MAX, 10M events, 100k entities", "ROWS UNBOUNDED PRECEDING frame",
+                      base, "fenl_aggregate (cumulative)", cumulative, GOALS["cumulative"])]
 
     # Small sliding frames: Spark's segment tree (the profile's setting) costs more than
-    # recomputing 10 rows, so both are timed under both settings.
+    # recomputing 10 rows, so both are also timed once with it off (context).
     # Compiled first: a dbt invocation reapplies the profile's settings to the session.
     sliding_sql = fenl("bench_fenl_events", "fenl_sliding(10, 'is_valid')")
-    sliding = {}
-    for tree in ("false", "true"):
-        spark.conf.set("spark.sql.window.segmentTree.enabled", tree)
-        sliding[tree] = (time_query(spark, frame("bench_fenl_events", "9 preceding"), repeats=1),
-                         time_query(spark, sliding_sql, repeats=1))
-    base_s, sliding_s = sliding["true"]
-    off_base_s, off_sliding_s = sliding["false"]
-    print(f"  sliding: frame {base_s:.2f}s, fenl {sliding_s:.2f}s (segment tree on); "
-          f"frame {off_base_s:.2f}s, fenl {off_sliding_s:.2f}s (off)", flush=True)
-    row = _row("Fenl sliding(10, pred) SUM/MEAN/MAX, 10M events, 100k entities",
-               "ROWS 9 PRECEDING frame over all rows (segment tree on)", base_s, "fenl_aggregate (sliding)",
-               sliding_s, "sliding")
-    row["also"] = (f"segment tree off: frame {off_base_s:.2f}s, fenl {off_sliding_s:.2f}s, "
-                   f"ratio {off_sliding_s / off_base_s:.2f}")
-    results.append(row)
+    spark.conf.set("spark.sql.window.segmentTree.enabled", "false")
+    off_base_s = time_query(spark, frame("bench_fenl_events", "9 preceding"), repeats=1)
+    off_sliding_s = time_query(spark, sliding_sql, repeats=1)
+    spark.conf.set("spark.sql.window.segmentTree.enabled", "true")
+    base, sliding = alternating(to_noop(frame("bench_fenl_events", "9 preceding")), to_noop(sliding_sql))
+    print(f"  sliding: frame {base.median:.2f}s {base.shown}, fenl {sliding.median:.2f}s {sliding.shown} (segment "
+          f"tree on); frame {off_base_s:.2f}s, fenl {off_sliding_s:.2f}s (off, one run each)", flush=True)
+    results.append(paired("Fenl sliding(10, pred) SUM/MEAN/MAX, 10M events, 100k entities",
+                          "ROWS 9 PRECEDING frame over all rows (segment tree on)", base, "fenl_aggregate (sliding)",
+                          sliding, GOALS["sliding"],
+                          also=f"segment tree off, one run each: frame {off_base_s:.2f}s, fenl {off_sliding_s:.2f}s, "
+                               f"ratio {off_sliding_s / off_base_s:.2f}"))
 
     make_events(spark, 1_000, ".spark/bench/fenl_events_1k", "bench_fenl_events_1k")
-    # About a second each: best of 7, alternating, so both see the same machine.
     group_by = """
         select entity, to_date(event_at) as event_date, sum(amount) as amount_sum, count(*) as events,
                avg(amount) as amount_mean
@@ -94,16 +84,12 @@ def run(spark) -> list[dict]:
     """
     cron_sql = fenl("bench_fenl_events_1k", "fenl_since(period='daily')",
                     "{'amount_sum': 'sum(amount)', 'events': 'count(*)', 'amount_mean': 'mean(amount)'}")
-    base_runs, cron_runs = [], []
-    for _ in range(7):
-        base_runs.append(time_query(spark, group_by, repeats=1))
-        cron_runs.append(time_query(spark, cron_sql, repeats=1))
-    base_s, cron_s = min(base_runs), min(cron_runs)
+    # About a second each, swinging by a fifth: 7 rounds (6 timed).
+    base, cron = alternating(to_noop(group_by), to_noop(cron_sql), rounds=7)
     days = spark.sql(f"select count(*) as n from ({cron_sql})").first()["n"]
-    print(f"  cron daily: group by {base_s:.2f}s, fenl {cron_s:.2f}s ({days} entity-days)", flush=True)
-    row = _row("Fenl since(daily) SUM/COUNT/MEAN, 10M events, 1k entities, 1 year",
-               "GROUP BY entity, date", base_s, "fenl_aggregate (cron, empty days included)", cron_s, "cron")
-    row["also"] = (f"{days:,} output rows (1,000 entities x every day of the span); best of 7 each; medians "
-                   f"{statistics.median(base_runs):.2f}s and {statistics.median(cron_runs):.2f}s")
-    results.append(row)
+    print(f"  cron daily: group by {base.median:.2f}s {base.shown}, fenl {cron.median:.2f}s {cron.shown} "
+          f"({days} entity-days)", flush=True)
+    results.append(paired("Fenl since(daily) SUM/COUNT/MEAN, 10M events, 1k entities, 1 year",
+                          "GROUP BY entity, date", base, "fenl_aggregate (cron, empty days included)", cron,
+                          GOALS["cron"], also=f"{days:,} output rows (1,000 entities x every day of the span)"))
     return results

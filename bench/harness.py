@@ -1,5 +1,6 @@
 """Shared benchmark plumbing: one embedded Spark (the project's `local` profile, started
-through dbt), macro SQL compiled by dbt, timing of a query run to completion."""
+through dbt), macro SQL compiled by dbt, timing of a query run to completion
+(alternating rounds: bench/rounds.py)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 PROJECT_DIR = Path(__file__).resolve().parents[1]
@@ -50,3 +52,13 @@ def time_query(spark, sql: str, repeats: int = 3, statistic=statistics.median) -
         spark.sql(sql).write.format("noop").mode("overwrite").save()
         times.append(time.perf_counter() - started)
     return statistic(times)
+
+
+def to_noop(sql_or_build) -> Callable[[], None]:
+    """An action that computes every row and keeps none: a SQL text, or a function that
+    builds a DataFrame (called inside the action, so the jobs an engine runs while
+    building, such as its validation and numbering, are timed too)."""
+    if isinstance(sql_or_build, str):
+        return lambda: spark_session().sql(sql_or_build).write.format("noop").mode("overwrite").save()
+    return lambda: sql_or_build().write.format("noop").mode("overwrite").save()
+

@@ -8,11 +8,13 @@ hopping windows: a 7-day window advancing by 1 day, SUM/AVG/MAX/COUNT per group,
   window={'size': '7 days', 'advance': '1 day'}, which copies each pane's state row
   instead (about 27 events per group and day here). Both read the same parquet files
   and compute every output row; the results are checked equal.
+Alternating rounds (bench/rounds.py), judged by the medians.
 """
 
 from __future__ import annotations
 
-from bench.harness import compile_inline, time_query
+from bench.harness import compile_inline, to_noop
+from bench.rounds import alternating, paired
 
 ROWS = 10_000_000
 GROUPS = 1_000
@@ -45,8 +47,7 @@ def run(spark) -> list[dict]:
         f"{{{{ merge_partial_aggregates('bench_daily_partials', group_by=['grp'], aggregates={AGGREGATES}, "
         "window={'size': '7 days', 'advance': '1 day'}) }}")
 
-    base_s = time_query(spark, baseline)
-    measured_s = time_query(spark, merged)
+    base, measured = alternating(to_noop(baseline), to_noop(merged))
     columns = "grp, window_start, window_end, amount_sum, round(amount_avg, 9), amount_max, events"
     differing = spark.sql(f"""
         select count(*) as n from (
@@ -56,14 +57,12 @@ def run(spark) -> list[dict]:
         )
     """).first()["n"]
     windows = spark.sql(f"select count(*) as n from ({merged})").first()["n"]
-    print(f"  7-day/1-day windows: window() {base_s:.2f}s, merged daily panes {measured_s:.2f}s "
+    print(f"  7-day/1-day windows: window() {base.median:.2f}s {base.shown}, merged daily panes "
+          f"{measured.median:.2f}s {measured.shown} "
           f"({windows:,} windows, {differing} differing rows)", flush=True)
     if differing:
         raise AssertionError(f"merged panes differ from window() in {differing} rows")
-    return [{
-        "benchmark": "7-day windows by 1 day from daily partials, 10M events, 1k groups",
-        "baseline": "GROUP BY grp, window(ts, '7 days', '1 day')", "baseline_s": base_s,
-        "measured": "partial_aggregate (daily panes) + merge_partial_aggregates(window=...)",
-        "measured_s": measured_s, "ratio": measured_s / base_s, "goal": GOAL,
-        "also": f"{windows:,} windows, equal to window()'s rows",
-    }]
+    return [paired("7-day windows by 1 day from daily partials, 10M events, 1k groups",
+                   "GROUP BY grp, window(ts, '7 days', '1 day')", base,
+                   "partial_aggregate (daily panes) + merge_partial_aggregates(window=...)", measured, GOAL,
+                   also=f"{windows:,} windows, equal to window()'s rows")]

@@ -90,6 +90,20 @@ def verdict(result: dict) -> tuple[str, str]:
     return f"{result['goal']:.2f}", "yes" if result["ratio"] <= result["goal"] else "no"
 
 
+def peak_memory(result: dict) -> str:
+    """'4.4 + 0.2 / 4.5 + 0.9': each side's peak over its timed rounds, in GB; blank for a
+    row measured before the rounds were recorded."""
+    rounds = result.get("rounds")
+    if not rounds:
+        return ""
+
+    def side(name):
+        r = rounds[name]
+        return f"{r['peak_jvm_mb'] / 1024:.1f} + {r['peak_python_workers_mb'] / 1024:.1f}"
+
+    return f"{side('baseline')} / {side('measured')}"
+
+
 def tables(runs: list[dict]) -> str:
     if not runs:
         return "No run's raw figures are committed yet: the first `make bench` writes one.\n"
@@ -101,15 +115,17 @@ def tables(runs: list[dict]) -> str:
         parts.append(f"### {run['date']}, commit `{run['commit']}`{dirty}\n\n"
                      f"[`results/{run['file']}`](results/{run['file']}): {cpus} cores, {memory} GB, "
                      f"pyspark {run['versions'].get('pyspark')}, dbt-core {run['versions'].get('dbt-core')}.\n\n"
-                     "| Benchmark | Baseline | Baseline s | Measured s | Ratio | Goal | Met |\n"
-                     "| --- | --- | ---: | ---: | ---: | ---: | --- |\n")
+                     "| Benchmark | Baseline | Baseline s | Measured s | Ratio | Best ratio | Goal | Met "
+                     "| Peak GB, JVM + Python workers: baseline / measured |\n"
+                     "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- |\n")
         for r in run["results"]:
             if "failed" in r:
-                parts[-1] += f"| {r['benchmark']} | failed: {r['failed']} | | | | | |\n"
+                parts[-1] += f"| {r['benchmark']} | failed: {r['failed']} | | | | | | | |\n"
                 continue
             goal, met = verdict(r)
+            best = f"{r['best_ratio']:.2f}" if "best_ratio" in r else ""
             parts[-1] += (f"| {r['benchmark']} | {r['baseline']} | {r['baseline_s']:.2f} | {r['measured_s']:.2f} "
-                          f"| {r['ratio']:.2f} | {goal} | {met} |\n")
+                          f"| {r['ratio']:.2f} | {best} | {goal} | {met} | {peak_memory(r)} |\n")
     return "\n".join(parts)
 
 

@@ -2,11 +2,12 @@
 plain ROWS frame on the same data, same run, both with the profile's settings (segment
 tree on): N = 100 distinct start times, SUM/AVG/MAX per group, 10,000,000 events over
 500 groups, about 3 events per group at each start time (so a window holds ~300 events,
-the ROWS frame 100)."""
+the ROWS frame 100). Alternating rounds (bench/rounds.py), judged by the medians."""
 
 from __future__ import annotations
 
-from bench.harness import compile_inline, time_query
+from bench.harness import compile_inline, to_noop
+from bench.rounds import alternating, paired
 
 ROWS = 10_000_000
 GROUPS = 500
@@ -27,22 +28,20 @@ def make_events(spark, path: str = ".spark/bench/count_window_events") -> None:
 
 def run(spark) -> list[dict]:
     make_events(spark)
-    base_s = time_query(spark, """
+    frame = """
         select *, sum(reading) over w as reading_sum, avg(reading) over w as reading_avg,
                max(reading) over w as reading_max
         from bench_count_events
         window w as (partition by grp order by start_at, seq rows between 99 preceding and current row)
-    """)
+    """
     sql = compile_inline(
         "{{ count_window_aggregate('bench_count_events', time_column='start_at', n=100, group_by='grp', "
         "arrival_order='seq', aggregates={'reading_sum': 'sum(reading)', 'reading_avg': 'avg(reading)', "
         "'reading_max': 'max(reading)'}) }}"
     )
-    measured_s = time_query(spark, sql)
-    print(f"  count window N=100: ROWS frame {base_s:.2f}s, count window {measured_s:.2f}s", flush=True)
-    return [{
-        "benchmark": "StreamInsight count window N=100, SUM/AVG/MAX, 10M events, 500 groups",
-        "baseline": "ROWS BETWEEN 99 PRECEDING AND CURRENT ROW", "baseline_s": base_s,
-        "measured": "count_window_aggregate (OutOfOrder check included)", "measured_s": measured_s,
-        "ratio": measured_s / base_s, "goal": GOAL, "also": "",
-    }]
+    base, measured = alternating(to_noop(frame), to_noop(sql))
+    print(f"  count window N=100: ROWS frame {base.median:.2f}s {base.shown}, count window {measured.median:.2f}s "
+          f"{measured.shown}", flush=True)
+    return [paired("StreamInsight count window N=100, SUM/AVG/MAX, 10M events, 500 groups",
+                   "ROWS BETWEEN 99 PRECEDING AND CURRENT ROW", base,
+                   "count_window_aggregate (OutOfOrder check included)", measured, GOAL)]
