@@ -117,8 +117,11 @@ def a_then_b() -> pd.DataFrame:
 
 PLANS = [
     pytest.param({}, id="distinct starts"),
-    pytest.param({"ROWS_PER_RANGE": 4}, id="distinct starts, numbered by ranges"),
-    pytest.param({"DISTINCT_VALUES_LIMIT": 1}, id="general plan"),
+    # Numbered by ranges whatever the machine's cores (on two, one task numbers them all).
+    pytest.param({"ROWS_PER_RANGE": 4, "ONE_TASK_UP_TO_CORES": 0}, id="distinct starts, numbered by ranges"),
+    pytest.param({"DISTINCT_VALUES_LIMIT": 1, "ONE_TASK_UP_TO_CORES": 0}, id="general plan"),
+    # Past ROWS_PER_RANGE on a machine of few cores: one task numbers them all.
+    pytest.param({"ROWS_PER_RANGE": 4, "ONE_TASK_UP_TO_CORES": 10**6}, id="distinct starts, one task on few cores"),
 ]
 
 
@@ -126,7 +129,7 @@ PLANS = [
 def interval_plan(request, monkeypatch):
     """The interval plan's limits for one test (the general plan runs past
     DISTINCT_VALUES_LIMIT distinct starts; outputs past ROWS_PER_RANGE rows are numbered
-    by ranges)."""
+    by ranges on more than ONE_TASK_UP_TO_CORES cores)."""
     import streamwindows.spark.interval_semantics as module
 
     for name, value in request.param.items():
