@@ -11,6 +11,7 @@ from pathlib import Path
 
 from bench import (
     fenl_windows,
+    growth,
     harness,  # noqa: F401  (sets the environment before Spark starts)
     incremental_runs,
     odysseus_intervals,
@@ -25,7 +26,7 @@ from bench import (
 BENCHMARKS = {"sqlstream": sqlstream_ranges, "streambase": streambase_field_dimension, "fenl": fenl_windows,
               "streaminsight": streaminsight_count_windows,
               "odysseus": odysseus_intervals, "panes": odysseus_panes,
-              "incremental": incremental_runs, "single-machine": single_machine}
+              "incremental": incremental_runs, "single-machine": single_machine, "growth": growth}
 
 
 def main(names: list[str]) -> int:

@@ -20,7 +20,7 @@ GOALS = {"cumulative": 1.0, "sliding": 1.0, "cron": 1.0}
 AGGREGATES = "{'amount_sum': 'sum(amount)', 'amount_mean': 'mean(amount)', 'amount_max': 'max(amount)'}"
 
 
-def make_events(spark, entities: int, path: str, view: str) -> None:
+def make_events(spark, entities: int, path: str, view: str, rows: int = ROWS) -> None:
     # One event every ~3.15 s over 2024 (one year), entity by hash, amounts 0.0-99.9,
     # is_valid true on about half the rows.
     spark.sql(f"""
@@ -30,7 +30,7 @@ def make_events(spark, entities: int, path: str, view: str) -> None:
             timestamp_seconds(1704067200 + cast(id * 3.15 as bigint)) as event_at,
             cast(pmod(hash(id, 11), 1000) as double) / 10 as amount,
             pmod(hash(id, 13), 2) = 0 as is_valid
-        from range({ROWS})
+        from range({rows})
     """).write.mode("overwrite").parquet(path)
     spark.read.parquet(path).createOrReplaceTempView(view)
 

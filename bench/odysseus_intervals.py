@@ -104,17 +104,17 @@ def with_emissions(pieces_sql: str, source: str = "bench_interval_events", arriv
 PATH = ".spark/bench/interval_events"
 
 
-def make_events(spark):
-    """The events, written to PATH and registered as the view bench_interval_events."""
+def make_events(spark, rows: int = ROWS, path: str = PATH):
+    """The events, written to `path` and registered as the view bench_interval_events."""
     spark.sql(f"""
         select seq, grp, valid_from, valid_from + 1 + pmod(hash(seq, 7), 199) as valid_to,
                cast(pmod(hash(seq, 11), 1000) as double) / 10 as price
         from (
             select id + 1 as seq, pmod(id, {GROUPS}) as grp, id div 100 as valid_from
-            from range({ROWS})
+            from range({rows})
         )
-    """).write.mode("overwrite").parquet(PATH)
-    events = spark.read.parquet(PATH)
+    """).write.mode("overwrite").parquet(path)
+    events = spark.read.parquet(path)
     events.createOrReplaceTempView("bench_interval_events")
     return events
 

@@ -23,30 +23,38 @@ AGGREGATES = ("{'amount_sum': 'sum(amount)', 'amount_avg': 'avg(amount)', 'amoun
               "'events': 'count(*)'}")
 
 
-def run(spark) -> list[dict]:
-    path = ".spark/bench/pane_events"
-    # One event every ~3.15 s over 2024, group by hash, integral amounts (exact sums).
+def make_events(spark, rows: int = ROWS, path: str = ".spark/bench/pane_events") -> None:
+    # One event every ~3.15 s from 2024 on, group by hash, integral amounts (exact sums).
     spark.sql(f"""
         select id + 1 as seq, pmod(hash(id, 7), {GROUPS}) as grp,
                timestamp_seconds(1704067200 + cast(id * 3.15 as bigint)) as event_at,
                cast(pmod(hash(id, 11), 1000) as bigint) as amount
-        from range({ROWS})
+        from range({rows})
     """).write.mode("overwrite").parquet(path)
     spark.read.parquet(path).createOrReplaceTempView("bench_pane_events")
 
-    baseline = """
-        select grp, window.start as window_start, window.end as window_end, sum(amount) as amount_sum,
-               avg(amount) as amount_avg, max(amount) as amount_max, count(*) as events
-        from bench_pane_events group by grp, window(event_at, '7 days', '1 day')
-    """
+
+BASELINE = """
+    select grp, window.start as window_start, window.end as window_end, sum(amount) as amount_sum,
+           avg(amount) as amount_avg, max(amount) as amount_max, count(*) as events
+    from bench_pane_events group by grp, window(event_at, '7 days', '1 day')
+"""
+
+
+def merged_sql(spark) -> str:
+    """The 7-day windows from daily panes of bench_pane_events (a view: timed from the raw events)."""
     partials = compile_inline(
         f"{{{{ partial_aggregate('bench_pane_events', group_by=['grp'], "
         f"pane={{'time_column': 'event_at', 'size': '1 day'}}, aggregates={AGGREGATES}) }}}}")
-    spark.sql(partials).createOrReplaceTempView("bench_daily_partials")  # a view: timed from the raw events
-    merged = compile_inline(
+    spark.sql(partials).createOrReplaceTempView("bench_daily_partials")
+    return compile_inline(
         f"{{{{ merge_partial_aggregates('bench_daily_partials', group_by=['grp'], aggregates={AGGREGATES}, "
         "window={'size': '7 days', 'advance': '1 day'}) }}")
 
+
+def run(spark) -> list[dict]:
+    make_events(spark)
+    baseline, merged = BASELINE, merged_sql(spark)
     base, measured = alternating(to_noop(baseline), to_noop(merged))
     columns = "grp, window_start, window_end, amount_sum, round(amount_avg, 9), amount_max, events"
     differing = spark.sql(f"""

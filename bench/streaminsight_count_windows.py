@@ -14,16 +14,24 @@ GROUPS = 500
 GOAL = 1.0  # at or below the nearest native frame
 
 
-def make_events(spark, path: str = ".spark/bench/count_window_events") -> None:
+def make_events(spark, path: str = ".spark/bench/count_window_events", rows: int = ROWS) -> None:
     spark.sql(f"""
         select
             id + 1 as seq,
             pmod(hash(id, 3), {GROUPS}) as grp,
             timestamp_seconds(1700000000 + id div 1500) as start_at,
             cast(pmod(hash(id, 5), 1000) as double) / 10 as reading
-        from range({ROWS})
+        from range({rows})
     """).write.mode("overwrite").parquet(path)
     spark.read.parquet(path).createOrReplaceTempView("bench_count_events")
+
+
+def count_window_sql(view: str = "bench_count_events") -> str:
+    return compile_inline(
+        f"{{{{ count_window_aggregate('{view}', time_column='start_at', n=100, group_by='grp', "
+        "arrival_order='seq', aggregates={'reading_sum': 'sum(reading)', 'reading_avg': 'avg(reading)', "
+        "'reading_max': 'max(reading)'}) }}"
+    )
 
 
 def run(spark) -> list[dict]:
@@ -34,11 +42,7 @@ def run(spark) -> list[dict]:
         from bench_count_events
         window w as (partition by grp order by start_at, seq rows between 99 preceding and current row)
     """
-    sql = compile_inline(
-        "{{ count_window_aggregate('bench_count_events', time_column='start_at', n=100, group_by='grp', "
-        "arrival_order='seq', aggregates={'reading_sum': 'sum(reading)', 'reading_avg': 'avg(reading)', "
-        "'reading_max': 'max(reading)'}) }}"
-    )
+    sql = count_window_sql()
     base, measured = alternating(to_noop(frame), to_noop(sql))
     print(f"  count window N=100: ROWS frame {base.median:.2f}s {base.shown}, count window {measured.median:.2f}s "
           f"{measured.shown}", flush=True)

@@ -1,0 +1,114 @@
+"""Cost growth (context, no goals): each window kind on the same generated streams as its
+benchmark at 1M, 10M and 30M rows, as the time at that size over the time at 1M.
+Near-linear growth reads about 10 and 30; far above that, a plan step grows faster than
+its input (a sort spilling, one task doing the work of many).
+
+Each size's data is generated before it is timed. At 1M: one untimed run, then the
+median of 3; at 10M and 30M: one run each (tens of seconds, where the machine's swings
+matter less). Interval semantics runs at 1M, 3M and 10M events: at 30M its 56M pieces
+would take minutes on two cores for a figure of context. Peak memory (the Spark JVM and
+the Python workers) is kept with each run."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+
+from bench import (
+    fenl_windows,
+    odysseus_intervals,
+    odysseus_panes,
+    streambase_field_dimension,
+    streaminsight_count_windows,
+)
+from bench.harness import to_noop
+from bench.memory import PeakMemory
+
+SIZES = (1_000_000, 10_000_000, 30_000_000)
+INTERVAL_SIZES = (1_000_000, 3_000_000, 10_000_000)
+DATA = ".spark/bench/growth"
+
+
+def _kinds(spark) -> list[tuple[str, tuple[int, ...], Callable[[int], Callable[[], None]]]]:
+    """(kind, sizes, prepare): prepare(rows) writes that size's data and returns the
+    action to time."""
+    from streamwindows.spark import field_dimension_aggregate_spark
+
+    def field_dimension(size: int, advance: int):
+        def prepare(rows):
+            trades = streambase_field_dimension.make_trades(spark, rows, f"{DATA}/trades")
+            return to_noop(lambda: field_dimension_aggregate_spark(
+                trades, field="time", size=size, advance=advance, group_by=["symbol"], seq="seq",
+                aggregates={"total_volume": "sum(volume)", "trades": "count(*)"}))
+        return prepare
+
+    def fenl(entities: int, window: str, aggregates: str = fenl_windows.AGGREGATES):
+        sql = {}
+
+        def prepare(rows):
+            fenl_windows.make_events(spark, entities, f"{DATA}/fenl_{entities}", "bench_growth_fenl", rows)
+            sql.setdefault("text", fenl_windows.fenl("bench_growth_fenl", window, aggregates))
+            return to_noop(sql["text"])
+        return prepare
+
+    def count_window(rows):
+        streaminsight_count_windows.make_events(spark, f"{DATA}/count_window", rows)
+        return to_noop(streaminsight_count_windows.count_window_sql())
+
+    def intervals(rows):
+        events = odysseus_intervals.make_events(spark, rows, f"{DATA}/intervals")
+        return to_noop(lambda: odysseus_intervals.engine(events))
+
+    def panes(rows):
+        odysseus_panes.make_events(spark, rows, f"{DATA}/panes")
+        return to_noop(odysseus_panes.merged_sql(spark))
+
+    return [
+        ("StreamBase tumbling 30/30", SIZES, field_dimension(30, 30)),
+        ("StreamBase hopping 70/10", SIZES, field_dimension(70, 10)),
+        ("Fenl cumulative, 100k entities", SIZES, fenl(100_000, "none")),
+        ("Fenl sliding(10, pred), 100k entities", SIZES, fenl(100_000, "fenl_sliding(10, 'is_valid')")),
+        ("Fenl daily cron, 1k entities", SIZES,
+         fenl(1_000, "fenl_since(period='daily')",
+              "{'amount_sum': 'sum(amount)', 'events': 'count(*)', 'amount_mean': 'mean(amount)'}")),
+        ("StreamInsight count window N=100, 500 groups", SIZES, count_window),
+        ("Odysseus interval semantics, 1k groups", INTERVAL_SIZES, intervals),
+        ("7-day by 1-day panes, 1k groups", SIZES, panes),
+    ]
+
+
+def _timed(action: Callable[[], None]) -> tuple[float, PeakMemory]:
+    with PeakMemory() as peak:
+        started = time.perf_counter()
+        action()
+        seconds = time.perf_counter() - started
+    return seconds, peak
+
+
+def _memory(peak: PeakMemory) -> str:
+    return f"{peak.jvm_mb / 1024:.1f} + {peak.python_workers_mb / 1024:.1f} GB"
+
+
+def run(spark) -> list[dict]:
+    results = []
+    for kind, sizes, prepare in _kinds(spark):
+        first, *larger = sizes
+        action = prepare(first)
+        action()  # untimed: the session's first run of this shape
+        runs = [_timed(action) for _ in range(3)]
+        base_s = statistics.median(t for t, _ in runs)
+        base_peak = max((p for _, p in runs), key=lambda p: p.jvm_mb + p.python_workers_mb)
+        print(f"  {kind}: {first:,} rows {base_s:.2f}s {[round(t, 2) for t, _ in runs]}", flush=True)
+        for rows in larger:
+            seconds, peak = _timed(prepare(rows))
+            print(f"  {kind}: {rows:,} rows {seconds:.2f}s ({seconds / base_s:.1f}x)", flush=True)
+            results.append({
+                "benchmark": f"growth: {kind}, {rows // 1_000_000}M rows over {first // 1_000_000}M",
+                "baseline": f"the same at {first:,} rows (median of 3)", "baseline_s": base_s,
+                "measured": f"{rows:,} rows (one run)", "measured_s": seconds, "ratio": seconds / base_s,
+                "goal": None,
+                "also": f"linear growth would be {rows / first:.0f}; peak memory (JVM + Python workers) "
+                        f"{_memory(peak)}, at {first // 1_000_000}M {_memory(base_peak)}",
+            })
+    return results
