@@ -16,6 +16,7 @@ from bench import (
     incremental_runs,
     odysseus_intervals,
     odysseus_panes,
+    on_cluster,
     report,
     single_machine,
     sqlstream_ranges,
@@ -26,7 +27,8 @@ from bench import (
 BENCHMARKS = {"sqlstream": sqlstream_ranges, "streambase": streambase_field_dimension, "fenl": fenl_windows,
               "streaminsight": streaminsight_count_windows,
               "odysseus": odysseus_intervals, "panes": odysseus_panes,
-              "incremental": incremental_runs, "single-machine": single_machine, "growth": growth}
+              "incremental": incremental_runs, "single-machine": single_machine, "growth": growth,
+              "cluster": on_cluster}
 
 
 def main(names: list[str]) -> int:
