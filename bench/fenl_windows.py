@@ -15,8 +15,11 @@ from bench.harness import compile_inline, time_query, to_noop
 from bench.rounds import alternating, paired
 
 ROWS = 10_000_000
-# At or below Spark's nearest native construct (the baselines), by medians.
-GOALS = {"cumulative": 1.0, "sliding": 1.0, "cron": 1.0}
+# At or below Spark's nearest native construct (the baselines), by medians. Cumulative:
+# the documented 1.15 case. Its plan is the ROWS frame's plus the check that no time is
+# NULL (the error that names the row), which no plan can drop; with that check in the
+# baseline too the ratio was 1.004 (bench/README.md, "Kaskada Fenl").
+GOALS = {"cumulative": 1.15, "sliding": 1.0, "cron": 1.0}
 AGGREGATES = "{'amount_sum': 'sum(amount)', 'amount_mean': 'mean(amount)', 'amount_max': 'max(amount)'}"
 
 
