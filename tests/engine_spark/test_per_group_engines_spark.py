@@ -120,8 +120,10 @@ PLANS = [
     # Numbered by ranges whatever the machine's cores (on two, one task numbers them all).
     pytest.param({"ROWS_PER_RANGE": 4, "ONE_TASK_UP_TO_CORES": 0}, id="distinct starts, numbered by ranges"),
     pytest.param({"DISTINCT_VALUES_LIMIT": 1, "ONE_TASK_UP_TO_CORES": 0}, id="general plan"),
-    # Past ROWS_PER_RANGE on a machine of few cores: one task numbers them all.
+    # On a machine of few cores one task numbers them all: past ROWS_PER_RANGE, and in the
+    # general plan, whose rows still carry their range (numbered by range, then keys).
     pytest.param({"ROWS_PER_RANGE": 4, "ONE_TASK_UP_TO_CORES": 10**6}, id="distinct starts, one task on few cores"),
+    pytest.param({"DISTINCT_VALUES_LIMIT": 1, "ONE_TASK_UP_TO_CORES": 10**6}, id="general plan, one task on few cores"),
 ]
 
 
