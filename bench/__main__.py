@@ -22,13 +22,14 @@ from bench import (
     sqlstream_ranges,
     streambase_field_dimension,
     streaminsight_count_windows,
+    widths,
 )
 
 BENCHMARKS = {"sqlstream": sqlstream_ranges, "streambase": streambase_field_dimension, "fenl": fenl_windows,
               "streaminsight": streaminsight_count_windows,
               "odysseus": odysseus_intervals, "panes": odysseus_panes,
               "incremental": incremental_runs, "single-machine": single_machine, "growth": growth,
-              "cluster": on_cluster}
+              "cluster": on_cluster, "widths": widths}
 
 
 def main(names: list[str]) -> int:

@@ -1,0 +1,49 @@
+"""The StreamBase hopping window across window widths (context, no goals): size 70, 700
+and 7,000 with advance 10, 100 and 1,000 (every trade in 7 windows at each width) on the
+10M-trade stream of the StreamBase benchmark, as the time at each width over the time at
+the narrowest, beside Spark's `window()` at the same widths. Flat is expected: the rows
+each trade reaches stay 7. (RANGE across widths is the SQLstream benchmark's own table.)
+
+Alternating rounds (bench/rounds.py), judged by the medians."""
+
+from __future__ import annotations
+
+from bench import streambase_field_dimension
+from bench.harness import to_noop
+from bench.rounds import alternating, paired
+
+WIDTHS = ((70, 10), (700, 100), (7_000, 1_000))
+PATH = ".spark/bench/trades_10m"
+
+
+def run(spark) -> list[dict]:
+    from streamwindows.spark import field_dimension_aggregate_spark
+
+    trades = streambase_field_dimension.make_trades(spark, 10_000_000, PATH)
+    trades.createOrReplaceTempView("bench_trades")
+
+    def engine(size, advance):
+        return to_noop(lambda: field_dimension_aggregate_spark(
+            trades, field="time", size=size, advance=advance, group_by=["symbol"], seq="seq",
+            aggregates={"total_volume": "sum(volume)", "trades": "count(*)"}))
+
+    def window(size, advance):
+        return to_noop(f"select symbol, window(timestamp_seconds(time), '{size} seconds', '{advance} seconds') as w, "
+                       "sum(volume) as total_volume, count(*) as trades from bench_trades group by symbol, w")
+
+    results, narrowest = [], None
+    for size, advance in WIDTHS:
+        base, measured = alternating(window(size, advance), engine(size, advance))
+        print(f"  hopping {size}/{advance}: window() {base.median:.2f}s {base.shown}, engine {measured.median:.2f}s "
+              f"{measured.shown}", flush=True)
+        if narrowest is None:
+            narrowest = (size, advance, base, measured)
+            also = "the narrowest width: the others' engine time is given over this one's"
+        else:
+            also = (f"engine time over its time at {narrowest[0]}/{narrowest[1]}: "
+                    f"{measured.median / narrowest[3].median:.2f}; window() over its own: "
+                    f"{base.median / narrowest[2].median:.2f} (flat is 1)")
+        results.append(paired(f"StreamBase hopping {size}/{advance} (7 windows a trade), 10M trades",
+                              f"Spark window(ts, '{size} seconds', '{advance} seconds')", base,
+                              "field_dimension_aggregate_spark", measured, None, also=also))
+    return results
