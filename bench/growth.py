@@ -12,7 +12,6 @@ the Python workers) is kept with each run."""
 from __future__ import annotations
 
 import statistics
-import time
 from collections.abc import Callable
 
 from bench import (
@@ -24,6 +23,7 @@ from bench import (
 )
 from bench.harness import to_noop
 from bench.memory import PeakMemory
+from bench.rounds import timed
 
 SIZES = (1_000_000, 10_000_000, 30_000_000)
 INTERVAL_SIZES = (1_000_000, 3_000_000, 10_000_000)
@@ -33,14 +33,10 @@ DATA = ".spark/bench/growth"
 def _kinds(spark) -> list[tuple[str, tuple[int, ...], Callable[[int], Callable[[], None]]]]:
     """(kind, sizes, prepare): prepare(rows) writes that size's data and returns the
     action to time."""
-    from streamwindows.spark import field_dimension_aggregate_spark
-
     def field_dimension(size: int, advance: int):
         def prepare(rows):
             trades = streambase_field_dimension.make_trades(spark, rows, f"{DATA}/trades")
-            return to_noop(lambda: field_dimension_aggregate_spark(
-                trades, field="time", size=size, advance=advance, group_by=["symbol"], seq="seq",
-                aggregates={"total_volume": "sum(volume)", "trades": "count(*)"}))
+            return to_noop(lambda: streambase_field_dimension.engine(trades, size, advance))
         return prepare
 
     def fenl(entities: int, window: str, aggregates: str = fenl_windows.AGGREGATES):
@@ -78,14 +74,6 @@ def _kinds(spark) -> list[tuple[str, tuple[int, ...], Callable[[int], Callable[[
     ]
 
 
-def _timed(action: Callable[[], None]) -> tuple[float, PeakMemory]:
-    with PeakMemory() as peak:
-        started = time.perf_counter()
-        action()
-        seconds = time.perf_counter() - started
-    return seconds, peak
-
-
 def _memory(peak: PeakMemory) -> str:
     return f"{peak.jvm_mb / 1024:.1f} + {peak.python_workers_mb / 1024:.1f} GB"
 
@@ -96,12 +84,12 @@ def run(spark) -> list[dict]:
         first, *larger = sizes
         action = prepare(first)
         action()  # untimed: the session's first run of this shape
-        runs = [_timed(action) for _ in range(3)]
+        runs = [timed(action) for _ in range(3)]
         base_s = statistics.median(t for t, _ in runs)
         base_peak = max((p for _, p in runs), key=lambda p: p.jvm_mb + p.python_workers_mb)
         print(f"  {kind}: {first:,} rows {base_s:.2f}s {[round(t, 2) for t, _ in runs]}", flush=True)
         for rows in larger:
-            seconds, peak = _timed(prepare(rows))
+            seconds, peak = timed(prepare(rows))
             print(f"  {kind}: {rows:,} rows {seconds:.2f}s ({seconds / base_s:.1f}x)", flush=True)
             results.append({
                 "benchmark": f"growth: {kind}, {rows // 1_000_000}M rows over {first // 1_000_000}M",

@@ -26,21 +26,16 @@ ROWS = 1_000_000
 DATA = PROJECT_DIR / ".spark" / "bench" / "cluster"
 TRADES = str(DATA / "trades")
 COUNT_EVENTS = str(DATA / "count_window_events")
-AGGREGATES = {"total_volume": "sum(volume)", "trades": "count(*)"}
 
 
 def _workloads(spark) -> dict:
     """name -> (what it is, a function building the DataFrame): the same on either side."""
-    from streamwindows.spark import field_dimension_aggregate_spark
-
     trades = spark.read.parquet(TRADES)
     spark.read.parquet(COUNT_EVENTS).createOrReplaceTempView("bench_count_events")
     count_sql = streaminsight_count_windows.count_window_sql()
     return {
         "field dimension": ("StreamBase tumbling 30/30 (field_dimension_aggregate_spark, Python engine)",
-                            lambda: field_dimension_aggregate_spark(trades, field="time", size=30, advance=30,
-                                                                    group_by=["symbol"], seq="seq",
-                                                                    aggregates=AGGREGATES)),
+                            lambda: streambase_field_dimension.engine(trades, 30, 30)),
         "count window": ("StreamInsight count window N=100 (count_window_aggregate, SQL)",
                          lambda: spark.sql(count_sql)),
     }

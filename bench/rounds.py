@@ -40,23 +40,29 @@ class Side:
 ROUNDS = 4  # alternating, baseline first; the first untimed
 
 
+def timed(action: Callable[[], None]):
+    """(seconds, PeakMemory) of one run of `action`."""
+    from bench.memory import PeakMemory
+
+    with PeakMemory() as peak:
+        started = time.perf_counter()
+        action()
+        seconds = time.perf_counter() - started
+    return seconds, peak
+
+
 def alternating(baseline: Callable[[], None], measured: Callable[[], None], rounds: int = ROUNDS) -> tuple[Side, Side]:
     """Run the two actions in `rounds` alternating rounds, baseline first, and time every
     round but the first: a session's first run of a query shape costs up to twice a later
     one, and alternation puts the machine's swings and order effects (the heap one side
     leaves behind) on both sides alike. Each run's peak memory (the Spark JVM and the
     Python workers, sampled from /proc) is kept with its time. Judge by the medians."""
-    from bench.memory import PeakMemory
-
     if rounds < 4:
         raise ValueError(f"rounds={rounds}: at least 3 timed rounds after the untimed first")
     sides = Side(), Side()
     for round_number in range(rounds):
         for side, action in zip(sides, (baseline, measured), strict=True):
-            with PeakMemory() as peak:
-                started = time.perf_counter()
-                action()
-                seconds = time.perf_counter() - started
+            seconds, peak = timed(action)
             if round_number:
                 side.runs.append(seconds)
                 side.jvm_mb.append(peak.jvm_mb)

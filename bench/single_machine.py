@@ -73,14 +73,10 @@ def _rows(name: str, engine_s: list[float], runs: dict[str, list[float]], sample
 
 
 def tumbling(spark, duck, pl) -> list[dict]:
-    from streamwindows.spark import field_dimension_aggregate_spark
-
     trades = streambase_field_dimension.make_trades(spark, 10_000_000, TRADES)
-    aggregates = {"total_volume": "sum(volume)", "trades": "count(*)"}
 
     def engine():
-        return field_dimension_aggregate_spark(trades, field="time", size=30, advance=30, group_by=["symbol"],
-                                               seq="seq", aggregates=aggregates)
+        return streambase_field_dimension.engine(trades, 30, 30)
 
     # A window closes when a trade at or past its end arrives (any symbol): the windows
     # still open at the end of the stream are not emitted.

@@ -17,19 +17,14 @@ PATH = ".spark/bench/trades_10m"
 
 
 def run(spark) -> list[dict]:
-    from streamwindows.spark import field_dimension_aggregate_spark
-
     trades = streambase_field_dimension.make_trades(spark, 10_000_000, PATH)
     trades.createOrReplaceTempView("bench_trades")
 
     def engine(size, advance):
-        return to_noop(lambda: field_dimension_aggregate_spark(
-            trades, field="time", size=size, advance=advance, group_by=["symbol"], seq="seq",
-            aggregates={"total_volume": "sum(volume)", "trades": "count(*)"}))
+        return to_noop(lambda: streambase_field_dimension.engine(trades, size, advance))
 
     def window(size, advance):
-        return to_noop(f"select symbol, window(timestamp_seconds(time), '{size} seconds', '{advance} seconds') as w, "
-                       "sum(volume) as total_volume, count(*) as trades from bench_trades group by symbol, w")
+        return to_noop(streambase_field_dimension.window_sql(size, advance))
 
     results, narrowest = [], None
     for size, advance in WIDTHS:
