@@ -32,16 +32,24 @@ class DbtFailure(AssertionError):
     pass
 
 
-def run_dbt(*args: str, project_dir: Path = PROJECT_DIR, expect_success: bool = True, write_json: bool = False):
+def run_dbt(*args: str, project_dir: Path = PROJECT_DIR, expect_success: bool = True, write_json: bool = False,
+            failpoint: str | None = None):
     """Invoke dbt in this process; returns the dbtRunnerResult. The tests read results
     from it, not from target/*.json: dbt writes manifest.json (twice) and
     run_results.json only with write_json, which takes about 0.8 s an invocation off
-    the run's few hundred (the compiled SQL and partial parsing are written either way)."""
+    the run's few hundred (the compiled SQL and partial parsing are written either way).
+    `failpoint`: the run fails at that point of the incremental protocol
+    (STREAM_WINDOWS_FAILPOINT, set for this invocation only)."""
     from dbt.cli.main import dbtRunner
 
     argv = [*args, "--project-dir", str(project_dir), "--profiles-dir", str(PROJECT_DIR),
             "--write-json" if write_json else "--no-write-json"]
-    result = dbtRunner().invoke(argv)
+    if failpoint is not None:
+        os.environ["STREAM_WINDOWS_FAILPOINT"] = failpoint
+    try:
+        result = dbtRunner().invoke(argv)
+    finally:
+        os.environ.pop("STREAM_WINDOWS_FAILPOINT", None)
     if expect_success and not result.success:
         failed = [f"{r.node.name}: {r.status} {r.message}" for r in getattr(result.result, "results", [])
                   if str(r.status) not in ("success", "pass")]

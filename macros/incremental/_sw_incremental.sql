@@ -580,13 +580,16 @@
 {% endmacro %}
 
 {% macro _sw_failpoint(point) %}
-  {#- Fault injection, for the tests that prove the protocol safe: with
-      `--vars '{stream_windows_failpoint: <point>}'` a run fails at that point of its
-      hooks ('in_prepare': after the first prepare statement; 'after_prepare': just
+  {#- Fault injection, for the tests that prove the protocol safe: with the
+      environment variable STREAM_WINDOWS_FAILPOINT=<point> a run fails at that point of
+      its hooks ('in_prepare': after the first prepare statement; 'after_prepare': just
       before the model's write; 'before_commit': just after it; 'in_commit': after the
-      first commit statement, or before the watermark when there is none). -#}
-  {%- if var('stream_windows_failpoint', none) == point -%}
-    {{ exceptions.raise_compiler_error("stream_windows: failpoint '" ~ point ~ "' reached in model " ~ model.name ~ " (--vars stream_windows_failpoint)") }}
+      first commit statement, or before the watermark when there is none). An
+      environment variable read while the run executes, not a var: dbt parses the
+      whole project again whenever --vars change (about 3 s), and a var is not needed
+      while parsing. -#}
+  {%- if env_var('STREAM_WINDOWS_FAILPOINT', '') == point -%}
+    {{ exceptions.raise_compiler_error("stream_windows: failpoint '" ~ point ~ "' reached in model " ~ model.name ~ " (STREAM_WINDOWS_FAILPOINT)") }}
   {%- endif -%}
 {% endmacro %}
 

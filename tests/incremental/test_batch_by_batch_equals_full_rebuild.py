@@ -79,13 +79,15 @@ def snapshot(spark, models: list[str]) -> dict[str, str]:
     return snapshots
 
 
-def build_in_batches(spark, arrive, cuts: list[int], where: str = "true", late_rows: str = "error") -> dict[str, str]:
-    """Builds the models batch by batch; returns model -> a snapshot table of the result."""
+def build_in_batches(spark, arrive, cuts: list[int], where: str = "true") -> dict[str, str]:
+    """Builds the models batch by batch under the default late-row policy; returns
+    model -> a snapshot table of the result. No --vars, as the full rebuild runs: dbt
+    parses the whole project again whenever the vars change (about 3 s)."""
     arrive(f"seq <= {cuts[0]} and {where}")
-    run_dbt("run", *SELECT, "--full-refresh", "--vars", f"{{late_rows: {late_rows}}}")
+    run_dbt("run", *SELECT, "--full-refresh")
     for cut in cuts[1:]:
         arrive(f"seq <= {cut} and {where}")
-        run_dbt("run", *SELECT, "--vars", f"{{late_rows: {late_rows}}}")
+        run_dbt("run", *SELECT)
     return snapshot(spark, MODELS)
 
 
@@ -372,7 +374,7 @@ def test_a_run_failing_at_any_point_of_its_protocol_then_rerun_equals_a_full_reb
         cut += 70
         arrive(f"seq <= {cut}")
         result = run_dbt("run", "--select", *PROTOCOL_MODELS, *(["--full-refresh"] if full_refresh else []),
-                         "--vars", f"{{stream_windows_failpoint: {point}}}", expect_success=False)
+                         failpoint=point, expect_success=False)
         failed = {r.node.name for r in result.result.results if f"failpoint '{point}' reached" in str(r.message)}
         expected = FAILING.get(point, set(PROTOCOL_MODELS)) if not full_refresh else set(PROTOCOL_MODELS)
         assert failed == expected, (point, full_refresh, failed)
@@ -422,7 +424,7 @@ def test_a_python_models_run_failing_at_any_point_then_rerun_equals_a_full_rebui
         next_batch()
         if point == PYTHON_FAULTS[0]:
             spark.sql(f"insert into {SEED} {late_reading(spark, total, 30)}")
-        result = run_dbt("run", "--select", *python, "--vars", f"{{{audit}, stream_windows_failpoint: {point}}}",
+        result = run_dbt("run", "--select", *python, "--vars", f"{{{audit}}}", failpoint=point,
                          expect_success=False)
         failed = {r.node.name for r in result.result.results if f"failpoint '{point}' reached" in str(r.message)}
         assert failed == set(python), (point, [str(r.message)[:300] for r in result.result.results])

@@ -53,7 +53,7 @@ class SparkSessionAdapter(SparkAdapter):
             spark.sql(f"alter table {name} drop if exists partition (committed = true)")
             if fail_between:
                 raise DbtRuntimeError(f"stream_windows: failpoint 'in_commit' reached in model {relation.identifier} "
-                                      "(--vars stream_windows_failpoint)")
+                                      "(STREAM_WINDOWS_FAILPOINT)")
             spark.sql(f"alter table {name} partition (committed = false) rename to partition (committed = true)")
         else:
             spark.sql(f"alter table {name} drop if exists partition (committed = false)")

@@ -82,7 +82,7 @@
   {%- if language == 'python' -%}
     {{ spark_session__failpoint('before_commit') }}
     {% do adapter.staged_fingerprints(target_relation, 'commit',
-                                      fail_between=var('stream_windows_failpoint', none) == 'in_commit') %}
+                                      fail_between=env_var('STREAM_WINDOWS_FAILPOINT', '') == 'in_commit') %}
   {%- endif -%}
 
   {% set should_revoke = should_revoke(existing_relation, should_full_refresh()) %}
@@ -96,13 +96,14 @@
 
 
 {#- Fault injection for the tests that prove a Python model's incremental run safe,
-    at the points of the stream_windows package's SQL protocol: with
-    `--vars '{stream_windows_failpoint: <point>}'` the run fails 'after_prepare' (the
+    at the points of the stream_windows package's SQL protocol: with the environment
+    variable STREAM_WINDOWS_FAILPOINT=<point> (read as the run executes: a change of
+    --vars would make dbt parse the project again) the run fails 'after_prepare' (the
     model ran: late rows audited, fingerprints staged, rows in `__dbt_tmp`; the table
     not yet written), 'before_commit' (the table written, the fingerprints not
     committed) or 'in_commit' (between the commit's two catalog operations). -#}
 {% macro spark_session__failpoint(point) -%}
-  {%- if var('stream_windows_failpoint', none) == point -%}
-    {{ exceptions.raise_compiler_error("stream_windows: failpoint '" ~ point ~ "' reached in model " ~ model.name ~ " (--vars stream_windows_failpoint)") }}
+  {%- if env_var('STREAM_WINDOWS_FAILPOINT', '') == point -%}
+    {{ exceptions.raise_compiler_error("stream_windows: failpoint '" ~ point ~ "' reached in model " ~ model.name ~ " (STREAM_WINDOWS_FAILPOINT)") }}
   {%- endif -%}
 {%- endmacro %}
