@@ -36,7 +36,7 @@ def _kinds(spark) -> list[tuple[str, tuple[int, ...], Callable[[int], Callable[[
     def field_dimension(size: int, advance: int):
         def prepare(rows):
             trades = streambase_field_dimension.make_trades(spark, rows, f"{DATA}/trades")
-            return to_noop(lambda: streambase_field_dimension.engine(trades, size, advance))
+            return streambase_field_dimension.engine_action(trades, size, advance)
         return prepare
 
     def fenl(entities: int, window: str, aggregates: str = fenl_windows.AGGREGATES):

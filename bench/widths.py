@@ -20,15 +20,10 @@ def run(spark) -> list[dict]:
     trades = streambase_field_dimension.make_trades(spark, 10_000_000, PATH)
     trades.createOrReplaceTempView("bench_trades")
 
-    def engine(size, advance):
-        return to_noop(lambda: streambase_field_dimension.engine(trades, size, advance))
-
-    def window(size, advance):
-        return to_noop(streambase_field_dimension.window_sql(size, advance))
-
     results, narrowest = [], None
     for size, advance in WIDTHS:
-        base, measured = alternating(window(size, advance), engine(size, advance))
+        base, measured = alternating(to_noop(streambase_field_dimension.window_sql(size, advance)),
+                                     streambase_field_dimension.engine_action(trades, size, advance))
         print(f"  hopping {size}/{advance}: window() {base.median:.2f}s {base.shown}, engine {measured.median:.2f}s "
               f"{measured.shown}", flush=True)
         if narrowest is None:

@@ -44,12 +44,14 @@ def run_dbt(*args: str, project_dir: Path = PROJECT_DIR, expect_success: bool = 
 
     argv = [*args, "--project-dir", str(project_dir), "--profiles-dir", str(PROJECT_DIR),
             "--write-json" if write_json else "--no-write-json"]
-    if failpoint is not None:
-        os.environ["STREAM_WINDOWS_FAILPOINT"] = failpoint
-    try:
+    if failpoint is None:
         result = dbtRunner().invoke(argv)
-    finally:
-        os.environ.pop("STREAM_WINDOWS_FAILPOINT", None)
+    else:
+        os.environ["STREAM_WINDOWS_FAILPOINT"] = failpoint
+        try:
+            result = dbtRunner().invoke(argv)
+        finally:
+            del os.environ["STREAM_WINDOWS_FAILPOINT"]
     if expect_success and not result.success:
         failed = [f"{r.node.name}: {r.status} {r.message}" for r in getattr(result.result, "results", [])
                   if str(r.status) not in ("success", "pass")]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from dbt.adapters.base import PythonJobHelper, available
 from dbt.adapters.spark.impl import SparkAdapter
 from dbt.adapters.spark_session.connections import SparkSessionConnectionManager
@@ -22,7 +24,7 @@ class SparkSessionAdapter(SparkAdapter):
         return {**super().python_submission_helpers, "session": SessionPythonJobHelper}
 
     @available
-    def staged_fingerprints(self, relation, action: str, fail_between: bool = False) -> bool:
+    def staged_fingerprints(self, relation, action: str) -> bool:
         """A Python model's input fingerprints, two-phase: its run stages them (partition
         `committed = false` of `<relation>__input_fingerprints`, written by
         streamwindows' scheduled-run functions before dbt writes the model's rows). The
@@ -30,8 +32,10 @@ class SparkSessionAdapter(SparkAdapter):
         earlier failed run's staged rows never describe this run's table) and 'commit'
         after the write has succeeded, which makes the staged rows the committed ones.
         True if there was anything to do. A table without the `committed`
-        partition column (a SQL model's fingerprints) is left alone. `fail_between`
-        (fault injection, for the tests) fails a commit between its two operations."""
+        partition column (a SQL model's fingerprints) is left alone. Fault injection, for
+        the tests: STREAM_WINDOWS_FAILPOINT=in_commit fails a commit between its two
+        operations (read here, where the point is, as the materialization's failpoints
+        read it)."""
         from pyspark.sql import SparkSession
 
         if action not in ("discard", "commit") or not relation.schema or not relation.identifier:
@@ -51,7 +55,7 @@ class SparkSessionAdapter(SparkAdapter):
             # renamed to the committed one's. (A process killed between the two leaves no
             # committed set: the next run records afresh, comparing nothing.)
             spark.sql(f"alter table {name} drop if exists partition (committed = true)")
-            if fail_between:
+            if os.environ.get("STREAM_WINDOWS_FAILPOINT") == "in_commit":
                 raise DbtRuntimeError(f"stream_windows: failpoint 'in_commit' reached in model {relation.identifier} "
                                       "(STREAM_WINDOWS_FAILPOINT)")
             spark.sql(f"alter table {name} partition (committed = false) rename to partition (committed = true)")
