@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -72,6 +73,19 @@ def compile_error(inline: str) -> str:
     if result.result is not None and hasattr(result.result, "results"):
         messages += [str(r.message) for r in result.result.results]
     return " ".join(" ".join(m.split()) for m in messages)
+
+
+@contextmanager
+def exact_shuffle_partitions(spark, partitions: int):
+    """The session's shuffles at exactly ``partitions`` partitions for the block. The
+    engine leaves the count of its shuffles to Spark, whose adaptive execution merges a
+    small input's partitions into one or two: a test of what happens across partitions
+    turns that merging off."""
+    from streamwindows.spark.session import session_setting
+
+    with (session_setting(spark, "spark.sql.shuffle.partitions", str(partitions)),
+          session_setting(spark, "spark.sql.adaptive.coalescePartitions.enabled", "false")):
+        yield
 
 
 @pytest.fixture(scope="session")

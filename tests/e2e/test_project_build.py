@@ -12,8 +12,7 @@ import json
 
 import pytest
 
-from streamwindows.spark.session import session_setting
-from tests.conftest import PROJECT_DIR, rows
+from tests.conftest import PROJECT_DIR, exact_shuffle_partitions, rows
 
 SCHEMA = "stream_windows"
 
@@ -156,7 +155,7 @@ def test_same_output_whatever_the_shuffle_partitions(spark, model):
     compiled = next((PROJECT_DIR / "target" / "compiled").rglob(f"{model}.sql")).read_text()
     results = []
     for partitions in (1, 2, 8):
-        with session_setting(spark, "spark.sql.shuffle.partitions", str(partitions)):
+        with exact_shuffle_partitions(spark, partitions):
             results.append(sorted(tuple(r) for r in spark.sql(compiled).collect()))
     assert results[0] == results[1] == results[2]
 

@@ -11,8 +11,7 @@ from hypothesis import HealthCheck, given, settings
 
 from streamwindows import InvalidParameterError, NullFieldError, OutOfOrderError, field_dimension_aggregate
 from streamwindows.spark import field_dimension_aggregate_spark, field_dimension_incremental_spark
-from streamwindows.spark.session import session_setting
-from tests.conftest import MANY_EXAMPLES
+from tests.conftest import MANY_EXAMPLES, exact_shuffle_partitions
 from tests.engine.test_field_dimension import (
     AGGREGATES,
     LATE,
@@ -102,7 +101,7 @@ def test_same_output_with_1_2_and_8_partitions(spark, options):
     expected = field_dimension_aggregate(frame, **kwargs)
     outputs = []
     for partitions in (1, 2, 8):
-        with session_setting(spark, "spark.sql.shuffle.partitions", str(partitions)):
+        with exact_shuffle_partitions(spark, partitions):
             outputs.append(on_spark(spark, frame, partitions=partitions, **kwargs))
     for out in outputs:
         pd.testing.assert_frame_equal(out.astype(str), outputs[0].astype(str))

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from streamwindows import InvalidParameterError, NullFieldError, OutOfOrderError
 from streamwindows.spark import interval_aggregate_incremental_spark
+from tests.conftest import exact_shuffle_partitions
 from tests.engine.reference_field_dimension import rows
 from tests.engine_spark import test_per_group_engines_spark as per_group_tests
 from tests.engine_spark.test_per_group_engines_spark import PLANS, SCHEMA, ordered_events, same_ordered_rows, same_rows
@@ -80,8 +81,9 @@ def long_stream(n=2000, groups=30, seed=3) -> pd.DataFrame:
 def test_many_groups_across_a_gap_equal_a_full_build(spark, interval_plan):
     frame = long_stream()
     cuts = [150, 151, 700, 1199, 1201, 1600, 2000]  # one just past the gap, tied starts at 150/151
-    built = build_in_batches(spark, frame, cuts, **OPTIONS)
-    expected = full_build(spark, frame, **OPTIONS)
+    with exact_shuffle_partitions(spark, 8):  # the groups and the arrival ranges over 8 partitions
+        built = build_in_batches(spark, frame, cuts, **OPTIONS)
+        expected = full_build(spark, frame, **OPTIONS)
     assert len(built) == len(expected) > 2000
     # Open pieces in several groups; the others' pieces were all closed by other groups'
     # events (time is shared), so their new events recompute from the latest start.

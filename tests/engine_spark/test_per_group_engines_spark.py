@@ -22,7 +22,7 @@ from streamwindows.interval_semantics import interval_pieces
 from streamwindows.spark import count_window_aggregate_spark, interval_aggregate_spark
 from streamwindows.spark.per_group import apply_per_group
 from streamwindows.spark.session import session_setting
-from tests.conftest import MANY_EXAMPLES
+from tests.conftest import MANY_EXAMPLES, exact_shuffle_partitions
 from tests.engine.reference_field_dimension import rows
 
 SCHEMA = "seq long, g string, t0 long, t1 long, v double"
@@ -75,7 +75,7 @@ def same_ordered_rows(actual: pd.DataFrame, expected: pd.DataFrame):
 def test_count_window_on_spark_equals_pandas(spark, frame, n):
     options = dict(time="t0", end="t1", n=n, group_by="g", arrival="seq", aggregates={"s": "sum(v)", "k": "count(*)"},
                    user_aggregates={"twa": time_weighted_average("v")})
-    with session_setting(spark, "spark.sql.shuffle.partitions", "3"):
+    with exact_shuffle_partitions(spark, 3):
         actual = count_window_aggregate_spark(spark.createDataFrame(frame, SCHEMA), **options).toPandas()
     same_ordered_rows(actual, count_window_aggregate(frame, **options))  # emit_seq included
 
@@ -97,7 +97,7 @@ def test_interval_semantics_on_spark_equals_pandas_on_many_streams(spark, frame,
 def interval_semantics_on_spark_equals_pandas(spark, frame, drain, latency):
     options = dict(start="t0", end="t1", group_by="g", arrival="seq", drain=drain, latency_optimized=latency,
                    aggregates={"n": "count(*)", "s": "sum(v)", "hi": "max(v)"})
-    with session_setting(spark, "spark.sql.shuffle.partitions", "3"):
+    with exact_shuffle_partitions(spark, 3):
         actual = interval_aggregate_spark(spark.createDataFrame(frame, SCHEMA), **options).toPandas()
     same_ordered_rows(actual, interval_aggregate(frame, **options))
 
@@ -145,7 +145,7 @@ def test_interval_groups_share_time_on_spark(spark, drain, interval_plan):
     options = dict(start="t0", end="t1", group_by="g", arrival="seq", drain=drain,
                    aggregates={"n": "count(*)", "s": "sum(v)"})
     frame = a_then_b()
-    with session_setting(spark, "spark.sql.shuffle.partitions", "4"):
+    with exact_shuffle_partitions(spark, 4):
         actual = interval_aggregate_spark(spark.createDataFrame(frame, SCHEMA), **options).toPandas()
     same_ordered_rows(actual, interval_aggregate(frame, **options))
     first = rows(actual.sort_values("emit_seq"), ["g", "window_start", "window_end", "emit_kind", "emitted_at"])[0]
@@ -162,7 +162,7 @@ def test_interval_out_of_order_across_groups_fails_on_spark(spark, interval_plan
                    model="validity")
     with pytest.raises(OutOfOrderError) as expected:
         interval_aggregate(frame, **options)
-    with session_setting(spark, "spark.sql.shuffle.partitions", "2"), pytest.raises(OutOfOrderError) as actual:
+    with exact_shuffle_partitions(spark, 2), pytest.raises(OutOfOrderError) as actual:
         interval_aggregate_spark(spark.createDataFrame(frame, SCHEMA), **options)
     assert str(actual.value) == str(expected.value) == (
         "model 'validity': OutOfOrder: field `t0` went backwards at arrival position 2 (seq 3) in group "
@@ -177,7 +177,7 @@ def test_engine_calls_are_cut_between_whole_groups(spark, frame, partitions, bat
     """Arrow batches of 2 rows and cuts every few rows: a call never splits a group (the
     interval pieces of each group, which depend on its own events only)."""
     options = dict(start="t0", end="t1", group_by=["g"], arrival="seq", aggregates={"n": "count(*)", "s": "sum(v)"})
-    with (session_setting(spark, "spark.sql.shuffle.partitions", str(partitions)),
+    with (exact_shuffle_partitions(spark, partitions),
           session_setting(spark, "spark.sql.execution.arrow.maxRecordsPerBatch", "2")):
         actual = apply_per_group(spark.createDataFrame(frame, SCHEMA), interval_pieces, options,
                                  group_by=["g"], time_columns=("window_start", "window_end"),

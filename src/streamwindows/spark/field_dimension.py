@@ -70,7 +70,8 @@ class _Prepared:
     params: FieldDimensionParams
     value: Any
     coordinate_type: str
-    n_parts: int
+    n_parts: int  # the value-range plan's least number of tasks
+    range_parts: int | None  # the range repartitions' count: None lets Spark's AQE merge small ones
 
     @property
     def spark(self):
@@ -114,7 +115,7 @@ def _prepare(df, *, seq: Any, model: str | None, partitions: int | None, **optio
         value = F.expr(f"unix_micros({quote(params.field)}) * 1000")
     else:
         value = F.col(quote(params.field)).cast(coordinate_type)
-    return _Prepared(df, schema, params, value, coordinate_type, n_parts)
+    return _Prepared(df, schema, params, value, coordinate_type, n_parts, int(partitions) if partitions else None)
 
 
 def _by_value_ranges(prepared: _Prepared, frame=None, **incremental: Any):
@@ -126,7 +127,7 @@ def _by_value_ranges(prepared: _Prepared, frame=None, **incremental: Any):
     return field_dimension_ranges.grid_windows_by_value_ranges(
         p.df if frame is None else frame, p.params, p.schema, value=p.value, seq_column=p.params.seq,
         coordinate_type=p.coordinate_type, n_parts=p.n_parts,
-        check_arrival_order=lambda checked: _check_arrival_order(checked, p.params, p.n_parts),
+        check_arrival_order=lambda checked: _check_arrival_order(checked, p.params, p.range_parts),
         public_output=lambda numbered: _public_output(numbered, p.params, p.schema),
         aggregate_types={a.name: aggregate_spark_type(a, p.schema) for a in p.params.aggregates},
         empty=p.empty, **incremental,
@@ -158,7 +159,8 @@ def field_dimension_aggregate_spark(
     :class:`InvalidParameterError` before any Spark job, and OutOfOrderError /
     NullFieldError naming the arrival position, ``seq``, group and values.
     ``partitions`` sets the parallelism of the global steps (default: the session's
-    shuffle partitions); the result does not depend on it.
+    shuffle partitions, which Spark's adaptive execution may merge for a small input);
+    the result does not depend on it.
     """
     from streamwindows.spark import field_dimension_ranges
 
@@ -173,15 +175,15 @@ def field_dimension_aggregate_spark(
             return by_ranges
 
     df, schema, params = prepared.df, prepared.schema, prepared.params
-    n_parts, coordinate_type = prepared.n_parts, prepared.coordinate_type
+    range_parts, coordinate_type = prepared.range_parts, prepared.coordinate_type
     stream = prepared.stream()
-    bounds = _check_arrival_order(stream, params, n_parts)
+    bounds = _check_arrival_order(stream, params, range_parts)
     if bounds["n"] == 0:
         return prepared.empty()
 
     candidates = _group_candidates(df, params, schema, bounds, coordinate_type)
     emissions = _resolve_emissions(stream, candidates, params, bounds, coordinate_type)
-    return _order_emissions(emissions, params, schema, n_parts)
+    return _order_emissions(emissions, params, schema, range_parts)
 
 
 def field_dimension_incremental_spark(
@@ -339,7 +341,7 @@ def field_dimension_incremental_spark(
                                F.max("has_null").alias("has_null")).first()
         late = None not in (bounds["below"], bounds["above"]) and bounds["below"] > bounds["above"]
         if late or bounds["has_null"]:
-            _check_arrival_order(stream, params, prepared.n_parts)  # raises, naming the row
+            _check_arrival_order(stream, params, prepared.range_parts)  # raises, naming the row
             raise AssertionError("the arrival-order check passed on a late or NULL row")
         # No late row: a difference below what the table holds is a row changed in place,
         # which fails the run or (under 'reprocess') makes it recompute the whole table.
@@ -373,7 +375,7 @@ def field_dimension_incremental_spark(
 # 2. Arrival order
 
 
-def _check_arrival_order(stream, params: FieldDimensionParams, n_parts: int) -> dict[str, Any]:
+def _check_arrival_order(stream, params: FieldDimensionParams, parts: int | None) -> dict[str, Any]:
     group_cols = list(params.group_by)
     value_type = "bigint" if params.exact else "double"  # the coordinates, compared exactly
     summary_schema = (
@@ -411,7 +413,7 @@ def _check_arrival_order(stream, params: FieldDimensionParams, n_parts: int) -> 
             })
         yield pd.DataFrame([row], columns=summary_columns, dtype=object)
 
-    parted = stream.repartitionByRange(n_parts, SEQ).sortWithinPartitions(SEQ)
+    parted = stream.repartitionByRange(*([parts] if parts else []), SEQ).sortWithinPartitions(SEQ)
     summaries = [r.asDict() for r in parted.mapInPandas(summarize, summary_schema).collect()]
     # NULL seqs sort first (and are reported); otherwise partitions follow seq.
     summaries.sort(key=lambda r: (r["first_seq"] is not None, r["first_seq"] or 0))
@@ -676,7 +678,7 @@ def _output_schema(params: FieldDimensionParams, schema: dict[str, str], coordin
     return ", ".join(fields)
 
 
-def _order_emissions(emissions, params: FieldDimensionParams, schema: dict[str, str], n_parts: int):
+def _order_emissions(emissions, params: FieldDimensionParams, schema: dict[str, str], parts: int | None):
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
@@ -687,7 +689,7 @@ def _order_emissions(emissions, params: FieldDimensionParams, schema: dict[str, 
             .cast("double").alias("__k_point__")]
     key_names = ["__k_position__", "__k_phase__", "__k_start__", "__k_first__", "__k_point__"]
     ordered = (emissions.select("*", *keys)
-               .repartitionByRange(n_parts, *key_names)
+               .repartitionByRange(*([parts] if parts else []), *key_names)
                .sortWithinPartitions(*key_names)
                .withColumn(_PART, F.spark_partition_id())
                .persist(StorageLevel.MEMORY_AND_DISK))

