@@ -1,11 +1,22 @@
-"""What a user who stays on one machine would pick instead: three of the kernels'
+"""What a user who stays on one machine would pick instead: six of the kernels'
 workloads in DuckDB and Polars (in-process, both cores), beside the engine on Spark,
 same data (the Parquet files the Spark benchmarks write), same run. Context, not goals.
 
 - StreamBase tumbling 30/30, SUM and COUNT per symbol, 10,000,000 trades;
 - Fenl cumulative SUM/MEAN/MAX per entity, 10,000,000 events over 100,000 entities;
 - Odysseus interval semantics COUNT/SUM/MAX, 1,000,000 events over 1,000 groups (the
-  pieces as bench/odysseus_intervals.py's plain SQL computes them).
+  pieces as bench/odysseus_intervals.py's plain SQL computes them);
+- StreamInsight count window N = 100 distinct start times, SUM/AVG/MAX, 10,000,000
+  events over 500 groups (per start time first, then a 100-row frame over the starts);
+- 7-day windows by 1 day, SUM/AVG/MAX/COUNT, 10,000,000 events over 1,000 groups (daily
+  panes, each added to the 7 windows holding it);
+- Fenl daily cron SUM/COUNT/MEAN, 10,000,000 events over 1,000 entities, empty days
+  included (every entity and every day of the span, joined to the days' sums).
+
+The others (hopping field windows, Fenl sliding(n, pred), RANGE with ties='arrival')
+have no plain query that gives the engine's rows: StreamBase opens a group's windows
+only while the group has one open, and the other two need a frame of n rows where a
+predicate holds, or peers cut by arrival.
 
 Each workload runs once untimed on every side, then in ROUNDS - 1 rotating rounds
 (Spark, DuckDB, Polars); the figures are medians. DuckDB materializes its result in a
@@ -20,13 +31,22 @@ import time
 
 import pandas as pd
 
-from bench import fenl_windows, odysseus_intervals, streambase_field_dimension
+from bench import (
+    fenl_windows,
+    odysseus_intervals,
+    odysseus_panes,
+    streambase_field_dimension,
+    streaminsight_count_windows,
+)
 from bench.harness import PROJECT_DIR
 
 ROUNDS = 4  # the first untimed
 TRADES = str(PROJECT_DIR / ".spark" / "bench" / "trades_10m")
 FENL_EVENTS = str(PROJECT_DIR / ".spark" / "bench" / "fenl_events_100k")
 INTERVAL_EVENTS = str(PROJECT_DIR / odysseus_intervals.PATH)
+COUNT_EVENTS = str(PROJECT_DIR / ".spark" / "bench" / "count_window_events")
+PANE_EVENTS = str(PROJECT_DIR / ".spark" / "bench" / "pane_events")
+CRON_EVENTS = str(PROJECT_DIR / ".spark" / "bench" / "fenl_events_1k")
 
 
 def _seconds(action) -> float:
@@ -184,13 +204,163 @@ def intervals(spark, duck, pl) -> list[dict]:
     return _rows(name, runs.pop("Spark"), runs, checked, "50 groups")
 
 
+def count_window(spark, duck, pl) -> list[dict]:
+    streaminsight_count_windows.make_events(spark, COUNT_EVENTS)
+    engine_sql = streaminsight_count_windows.count_window_sql()
+    # Per group and start time first (about 3 events each), then a frame of the 100
+    # latest start times; a group's windows begin at its 100th start time, and its last
+    # one is not final (an event at that start time may still join it).
+    duck_sql = f"""
+        create or replace temp table count_windows as
+        with starts as (
+            select grp, start_at::timestamp as start_at, count(*) as n, sum(reading) as s, max(reading) as m
+            from read_parquet('{COUNT_EVENTS}/*.parquet') group by all
+        ), framed as (
+            select grp, start_at as point_at, first_value(start_at) over f as window_start, count(*) over f as starts,
+                   sum(n) over f as event_count, sum(s) over f as reading_sum, max(m) over f as reading_max,
+                   start_at < max(start_at) over (partition by grp) as is_final
+            from starts window f as (partition by grp order by start_at rows between 99 preceding and current row)
+        )
+        select grp, point_at, window_start, point_at + interval 1 microsecond as window_end, event_count, is_final,
+               reading_sum, reading_sum / event_count as reading_avg, reading_max
+        from framed where starts = 100
+    """
+
+    def polars():
+        starts = (pl.scan_parquet(f"{COUNT_EVENTS}/*.parquet")
+                  .with_columns(pl.col("start_at").dt.replace_time_zone(None))
+                  .group_by("grp", "start_at")
+                  .agg(pl.len().alias("n"), pl.col("reading").sum().alias("s"), pl.col("reading").max().alias("m"))
+                  .sort("grp", "start_at"))
+        return (starts.select(
+            "grp", pl.col("start_at").alias("point_at"),
+            pl.col("start_at").shift(99).over("grp").alias("window_start"),
+            (pl.col("start_at") + pl.duration(microseconds=1)).alias("window_end"),
+            pl.col("n").rolling_sum(100).over("grp").alias("event_count"),
+            (pl.col("start_at") < pl.col("start_at").max().over("grp")).alias("is_final"),
+            pl.col("s").rolling_sum(100).over("grp").alias("reading_sum"),
+            pl.col("m").rolling_max(100).over("grp").alias("reading_max"),
+        ).filter(pl.col("window_start").is_not_null())
+         .with_columns((pl.col("reading_sum") / pl.col("event_count")).alias("reading_avg"))
+         .collect())
+
+    result = {}
+    runs = _rotate({"Spark": lambda: spark.sql(engine_sql).write.format("noop").mode("overwrite").save(),
+                    "DuckDB": lambda: duck.execute(duck_sql),
+                    "Polars": lambda: result.__setitem__("polars", polars())})
+    columns = ["grp", "point_at", "window_start", "window_end", "event_count", "is_final", "reading_sum",
+               "reading_avg", "reading_max"]
+    expected = spark.sql(engine_sql).where("grp < 10").select(*columns).toPandas()
+    duck_rows = duck.execute("select * from count_windows where grp < 10").df()
+    polars_rows = result["polars"].filter(pl.col("grp") < 10).to_pandas()
+    name = "StreamInsight count window N=100, SUM/AVG/MAX, 10M events, 500 groups"
+    checked = _equal(name, "DuckDB", expected, duck_rows, ["grp", "point_at"])
+    _equal(name, "Polars", expected, polars_rows, ["grp", "point_at"])
+    return _rows(name, runs.pop("Spark"), runs, checked, "10 groups")
+
+
+def panes(spark, duck, pl) -> list[dict]:
+    odysseus_panes.make_events(spark)
+    engine_sql = odysseus_panes.merged_sql(spark)
+    # Daily panes, each added to the 7 windows that hold its day (starts on whole days,
+    # as Spark's window() and merge_partial_aggregates place them).
+    duck_sql = f"""
+        create or replace temp table panes as
+        with daily as (
+            select grp, date_trunc('day', event_at::timestamp) as day, sum(amount) as s, count(*) as n,
+                   max(amount) as m
+            from read_parquet('{PANE_EVENTS}/*.parquet') group by all
+        )
+        select grp, day - k * interval 1 day as window_start, day - k * interval 1 day + interval 7 day as window_end,
+               sum(s) as amount_sum, sum(s) / sum(n) as amount_avg, max(m) as amount_max, sum(n) as events
+        from daily, range(7) as ks(k) group by all
+    """
+
+    def polars():
+        daily = (pl.scan_parquet(f"{PANE_EVENTS}/*.parquet")
+                 .group_by("grp", pl.col("event_at").dt.replace_time_zone(None).dt.truncate("1d").alias("day"))
+                 .agg(pl.col("amount").sum().alias("s"), pl.len().alias("n"), pl.col("amount").max().alias("m")))
+        return (daily.with_columns(pl.int_ranges(0, 7).alias("k")).explode("k")
+                .with_columns((pl.col("day") - pl.duration(days=pl.col("k"))).alias("window_start"))
+                .group_by("grp", "window_start")
+                .agg(pl.col("s").sum().alias("amount_sum"), pl.col("n").sum().alias("events"),
+                     pl.col("m").max().alias("amount_max"))
+                .with_columns((pl.col("window_start") + pl.duration(days=7)).alias("window_end"),
+                              (pl.col("amount_sum") / pl.col("events")).alias("amount_avg"))
+                .collect())
+
+    result = {}
+    runs = _rotate({"Spark": lambda: spark.sql(engine_sql).write.format("noop").mode("overwrite").save(),
+                    "DuckDB": lambda: duck.execute(duck_sql),
+                    "Polars": lambda: result.__setitem__("polars", polars())})
+    columns = ["grp", "window_start", "window_end", "amount_sum", "amount_avg", "amount_max", "events"]
+    expected = spark.sql(engine_sql).where("grp < 20").select(*columns).toPandas()
+    duck_rows = duck.execute("select * from panes where grp < 20").df()
+    polars_rows = result["polars"].filter(pl.col("grp") < 20).to_pandas()
+    name = "7-day windows by 1 day from daily partials, 10M events, 1k groups"
+    checked = _equal(name, "DuckDB", expected, duck_rows, ["grp", "window_start"])
+    _equal(name, "Polars", expected, polars_rows, ["grp", "window_start"])
+    return _rows(name, runs.pop("Spark"), runs, checked, "20 groups")
+
+
+def cron(spark, duck, pl) -> list[dict]:
+    fenl_windows.make_events(spark, 1_000, CRON_EVENTS, "bench_fenl_events_1k")
+    engine_sql = fenl_windows.fenl("bench_fenl_events_1k", "fenl_since(period='daily')",
+                                   "{'amount_sum': 'sum(amount)', 'events': 'count(*)', 'amount_mean': 'mean(amount)'}")
+    # Every entity on every day from the oldest event's to the newest's: the days' sums
+    # joined to that grid (an empty day sums to 0, counts 0, has no mean).
+    duck_sql = f"""
+        create or replace temp table cron as
+        with daily as (
+            select entity, date_trunc('day', event_at::timestamp) as day, sum(amount) as s, count(*) as n
+            from read_parquet('{CRON_EVENTS}/*.parquet') group by all
+        ), days as (
+            select range as day from range((select min(day) from daily), (select max(day) from daily) + interval 1 day,
+                                           interval 1 day)
+        )
+        select e.entity, d.day as period_start, d.day + interval 1 day as period_end, coalesce(x.s, 0) as amount_sum,
+               coalesce(x.n, 0) as events, x.s / x.n as amount_mean
+        from (select distinct entity from daily) as e cross join days as d
+        left join daily as x on x.entity = e.entity and x.day = d.day
+    """
+
+    def polars():
+        daily = (pl.scan_parquet(f"{CRON_EVENTS}/*.parquet")
+                 .group_by("entity", pl.col("event_at").dt.replace_time_zone(None).dt.cast_time_unit("us")
+                           .dt.truncate("1d").alias("day"))
+                 .agg(pl.col("amount").sum().alias("s"), pl.len().alias("n"))
+                 .collect())
+        days = pl.DataFrame({"day": pl.datetime_range(daily["day"].min(), daily["day"].max(), "1d", time_unit="us",
+                                                     eager=True)})
+        grid = daily.select("entity").unique().join(days, how="cross")
+        return (grid.join(daily, on=["entity", "day"], how="left")
+                .select("entity", pl.col("day").alias("period_start"),
+                        (pl.col("day") + pl.duration(days=1)).alias("period_end"),
+                        pl.col("s").fill_null(0).alias("amount_sum"), pl.col("n").fill_null(0).alias("events"),
+                        (pl.col("s") / pl.col("n")).alias("amount_mean")))
+
+    result = {}
+    runs = _rotate({"Spark": lambda: spark.sql(engine_sql).write.format("noop").mode("overwrite").save(),
+                    "DuckDB": lambda: duck.execute(duck_sql),
+                    "Polars": lambda: result.__setitem__("polars", polars())})
+    columns = ["entity", "period_start", "period_end", "amount_sum", "events", "amount_mean"]
+    expected = spark.sql(engine_sql).where("entity < 20").select(*columns).toPandas()
+    duck_rows = duck.execute("select * from cron where entity < 20").df()
+    polars_rows = result["polars"].filter(pl.col("entity") < 20).to_pandas()
+    name = "Fenl since(daily) SUM/COUNT/MEAN, 10M events, 1k entities, 1 year"
+    checked = _equal(name, "DuckDB", expected, duck_rows, ["entity", "period_start"])
+    _equal(name, "Polars", expected, polars_rows, ["entity", "period_start"])
+    return _rows(name, runs.pop("Spark"), runs, checked, "20 entities")
+
+
 def run(spark) -> list[dict]:
     import duckdb
     import polars as pl
 
     duck = duckdb.connect()
     results = []
-    for workload in (tumbling, cumulative, intervals):
+    duck.execute("set TimeZone = 'UTC'")  # Spark's timestamps read as UTC instants; days are UTC days
+    for workload in (tumbling, cumulative, intervals, count_window, panes, cron):
         rows = workload(spark, duck, pl)
         for row in rows:
             print(f"  {row['benchmark']}: Spark {row['baseline_s']:.2f}s, {row['measured']} "
