@@ -92,6 +92,26 @@ def _rows(name: str, engine_s: list[float], runs: dict[str, list[float]], sample
     return rows
 
 
+def _against_engine(name: str, engine, duck, duck_sql: str, table: str, polars, sample: str, sample_label: str,
+                    columns: list[str], keys: list[str]) -> list[dict]:
+    """Times the engine (``engine()`` builds its Spark DataFrame, written to the noop
+    sink), ``duck_sql`` (filling DuckDB's ``table``) and ``polars()`` in rotating rounds,
+    then checks DuckDB's and Polars' rows equal to the engine's ``columns`` where the SQL
+    condition ``sample`` holds (compared in ``keys`` order); the result rows."""
+    import polars as pl
+
+    result = {}
+    runs = _rotate({"Spark": lambda: engine().write.format("noop").mode("overwrite").save(),
+                    "DuckDB": lambda: duck.execute(duck_sql),
+                    "Polars": lambda: result.__setitem__("polars", polars())})
+    expected = engine().where(sample).select(*columns).toPandas()
+    duck_rows = duck.execute(f"select * from {table} where {sample}").df()
+    polars_rows = result["polars"].filter(pl.sql_expr(sample)).to_pandas()
+    checked = _equal(name, "DuckDB", expected, duck_rows, keys)
+    _equal(name, "Polars", expected, polars_rows, keys)
+    return _rows(name, runs.pop("Spark"), runs, checked, sample_label)
+
+
 def tumbling(spark, duck, pl) -> list[dict]:
     trades = streambase_field_dimension.make_trades(spark, 10_000_000, TRADES)
 
@@ -117,19 +137,12 @@ def tumbling(spark, duck, pl) -> list[dict]:
                 .with_columns((pl.col("window_start") + 30).alias("window_end"))
                 .filter(pl.col("window_end") <= latest).collect())
 
-    result = {}
-    runs = _rotate({"Spark": lambda: engine().write.format("noop").mode("overwrite").save(),
-                    "DuckDB": lambda: duck.execute(duck_sql),
-                    "Polars": lambda: result.__setitem__("polars", polars())})
-    sample = [f"S{i:03d}" for i in range(0, 500, 25)]
-    columns = ["symbol", "window_start", "window_end", "total_volume", "trades"]
-    expected = engine().where(f"symbol in ({', '.join(repr(s) for s in sample)})").select(*columns).toPandas()
-    duck_rows = duck.execute(f"select * from tumbling where symbol in ({', '.join(repr(s) for s in sample)})").df()
-    polars_rows = result["polars"].filter(pl.col("symbol").is_in(sample)).to_pandas()
-    name = "StreamBase tumbling 30/30, 10M trades"
-    checked = _equal(name, "DuckDB", expected, duck_rows, ["symbol", "window_start"])
-    _equal(name, "Polars", expected, polars_rows, ["symbol", "window_start"])
-    return _rows(name, runs.pop("Spark"), runs, checked, "20 symbols")
+    sample = ", ".join(repr(f"S{i:03d}") for i in range(0, 500, 25))
+    return _against_engine(
+        "StreamBase tumbling 30/30, 10M trades",
+        engine, duck, duck_sql, "tumbling", polars, f"symbol in ({sample})", "20 symbols",
+        ["symbol", "window_start", "window_end", "total_volume", "trades"],
+        ["symbol", "window_start"])
 
 
 def cumulative(spark, duck, pl) -> list[dict]:
@@ -152,18 +165,11 @@ def cumulative(spark, duck, pl) -> list[dict]:
             pl.col("amount").cum_max().over("entity").alias("amount_max"),
         ).collect()
 
-    result = {}
-    runs = _rotate({"Spark": lambda: spark.sql(engine_sql).write.format("noop").mode("overwrite").save(),
-                    "DuckDB": lambda: duck.execute(duck_sql),
-                    "Polars": lambda: result.__setitem__("polars", polars())})
-    columns = ["seq", "amount_sum", "amount_mean", "amount_max"]
-    expected = spark.sql(engine_sql).where("entity < 100").select(*columns).toPandas()
-    duck_rows = duck.execute("select * from cumulative where entity < 100").df()
-    polars_rows = result["polars"].filter(pl.col("entity") < 100).to_pandas()
-    name = "Fenl cumulative SUM/MEAN/MAX, 10M events, 100k entities"
-    checked = _equal(name, "DuckDB", expected, duck_rows, ["seq"])
-    _equal(name, "Polars", expected, polars_rows, ["seq"])
-    return _rows(name, runs.pop("Spark"), runs, checked, "100 entities")
+    return _against_engine(
+        "Fenl cumulative SUM/MEAN/MAX, 10M events, 100k entities",
+        lambda: spark.sql(engine_sql), duck, duck_sql, "cumulative", polars, "entity < 100", "100 entities",
+        ["seq", "amount_sum", "amount_mean", "amount_max"],
+        ["seq"])
 
 
 def intervals(spark, duck, pl) -> list[dict]:
@@ -190,18 +196,11 @@ def intervals(spark, duck, pl) -> list[dict]:
                      pl.col("price").max().alias("max_price"))
                 .collect())
 
-    result = {}
-    runs = _rotate({"Spark": lambda: odysseus_intervals.engine(events).write.format("noop").mode("overwrite").save(),
-                    "DuckDB": lambda: duck.execute(duck_sql),
-                    "Polars": lambda: result.__setitem__("polars", polars())})
-    columns = odysseus_intervals.COLUMNS
-    expected = odysseus_intervals.engine(events).where("grp < 50").select(*columns).toPandas()
-    duck_rows = duck.execute("select * from intervals where grp < 50").df()
-    polars_rows = result["polars"].filter(pl.col("grp") < 50).to_pandas()
-    name = "Odysseus interval semantics COUNT/SUM/MAX, 1M events, 1k groups"
-    checked = _equal(name, "DuckDB", expected, duck_rows, ["grp", "window_start"])
-    _equal(name, "Polars", expected, polars_rows, ["grp", "window_start"])
-    return _rows(name, runs.pop("Spark"), runs, checked, "50 groups")
+    return _against_engine(
+        "Odysseus interval semantics COUNT/SUM/MAX, 1M events, 1k groups",
+        lambda: odysseus_intervals.engine(events), duck, duck_sql, "intervals", polars, "grp < 50", "50 groups",
+        odysseus_intervals.COLUMNS,
+        ["grp", "window_start"])
 
 
 def count_window(spark, duck, pl) -> list[dict]:
@@ -244,19 +243,12 @@ def count_window(spark, duck, pl) -> list[dict]:
          .with_columns((pl.col("reading_sum") / pl.col("event_count")).alias("reading_avg"))
          .collect())
 
-    result = {}
-    runs = _rotate({"Spark": lambda: spark.sql(engine_sql).write.format("noop").mode("overwrite").save(),
-                    "DuckDB": lambda: duck.execute(duck_sql),
-                    "Polars": lambda: result.__setitem__("polars", polars())})
-    columns = ["grp", "point_at", "window_start", "window_end", "event_count", "is_final", "reading_sum",
-               "reading_avg", "reading_max"]
-    expected = spark.sql(engine_sql).where("grp < 10").select(*columns).toPandas()
-    duck_rows = duck.execute("select * from count_windows where grp < 10").df()
-    polars_rows = result["polars"].filter(pl.col("grp") < 10).to_pandas()
-    name = "StreamInsight count window N=100, SUM/AVG/MAX, 10M events, 500 groups"
-    checked = _equal(name, "DuckDB", expected, duck_rows, ["grp", "point_at"])
-    _equal(name, "Polars", expected, polars_rows, ["grp", "point_at"])
-    return _rows(name, runs.pop("Spark"), runs, checked, "10 groups")
+    return _against_engine(
+        "StreamInsight count window N=100, SUM/AVG/MAX, 10M events, 500 groups",
+        lambda: spark.sql(engine_sql), duck, duck_sql, "count_windows", polars, "grp < 10", "10 groups",
+        ["grp", "point_at", "window_start", "window_end", "event_count", "is_final", "reading_sum", "reading_avg",
+         "reading_max"],
+        ["grp", "point_at"])
 
 
 def panes(spark, duck, pl) -> list[dict]:
@@ -289,18 +281,11 @@ def panes(spark, duck, pl) -> list[dict]:
                               (pl.col("amount_sum") / pl.col("events")).alias("amount_avg"))
                 .collect())
 
-    result = {}
-    runs = _rotate({"Spark": lambda: spark.sql(engine_sql).write.format("noop").mode("overwrite").save(),
-                    "DuckDB": lambda: duck.execute(duck_sql),
-                    "Polars": lambda: result.__setitem__("polars", polars())})
-    columns = ["grp", "window_start", "window_end", "amount_sum", "amount_avg", "amount_max", "events"]
-    expected = spark.sql(engine_sql).where("grp < 20").select(*columns).toPandas()
-    duck_rows = duck.execute("select * from panes where grp < 20").df()
-    polars_rows = result["polars"].filter(pl.col("grp") < 20).to_pandas()
-    name = "7-day windows by 1 day from daily partials, 10M events, 1k groups"
-    checked = _equal(name, "DuckDB", expected, duck_rows, ["grp", "window_start"])
-    _equal(name, "Polars", expected, polars_rows, ["grp", "window_start"])
-    return _rows(name, runs.pop("Spark"), runs, checked, "20 groups")
+    return _against_engine(
+        "7-day windows by 1 day from daily partials, 10M events, 1k groups",
+        lambda: spark.sql(engine_sql), duck, duck_sql, "panes", polars, "grp < 20", "20 groups",
+        ["grp", "window_start", "window_end", "amount_sum", "amount_avg", "amount_max", "events"],
+        ["grp", "window_start"])
 
 
 def cron(spark, duck, pl) -> list[dict]:
@@ -339,18 +324,11 @@ def cron(spark, duck, pl) -> list[dict]:
                         pl.col("s").fill_null(0).alias("amount_sum"), pl.col("n").fill_null(0).alias("events"),
                         (pl.col("s") / pl.col("n")).alias("amount_mean")))
 
-    result = {}
-    runs = _rotate({"Spark": lambda: spark.sql(engine_sql).write.format("noop").mode("overwrite").save(),
-                    "DuckDB": lambda: duck.execute(duck_sql),
-                    "Polars": lambda: result.__setitem__("polars", polars())})
-    columns = ["entity", "period_start", "period_end", "amount_sum", "events", "amount_mean"]
-    expected = spark.sql(engine_sql).where("entity < 20").select(*columns).toPandas()
-    duck_rows = duck.execute("select * from cron where entity < 20").df()
-    polars_rows = result["polars"].filter(pl.col("entity") < 20).to_pandas()
-    name = "Fenl since(daily) SUM/COUNT/MEAN, 10M events, 1k entities, 1 year"
-    checked = _equal(name, "DuckDB", expected, duck_rows, ["entity", "period_start"])
-    _equal(name, "Polars", expected, polars_rows, ["entity", "period_start"])
-    return _rows(name, runs.pop("Spark"), runs, checked, "20 entities")
+    return _against_engine(
+        "Fenl since(daily) SUM/COUNT/MEAN, 10M events, 1k entities, 1 year",
+        lambda: spark.sql(engine_sql), duck, duck_sql, "cron", polars, "entity < 20", "20 entities",
+        ["entity", "period_start", "period_end", "amount_sum", "events", "amount_mean"],
+        ["entity", "period_start"])
 
 
 def run(spark) -> list[dict]:
