@@ -165,6 +165,17 @@
   {{ return(parsed) }}
 {% endmacro %}
 
+{% macro _sw_column_types(relation) %}
+  {#- lower column name -> Spark type of a ref()/source() relation; none for a CTE
+      name or SQL text (their columns are not in the catalog) and while parsing. -#}
+  {%- if not execute or relation is none or relation is string or relation.identifier is not defined -%}
+    {{ return(none) }}
+  {%- endif -%}
+  {%- set types = {} -%}
+  {%- for column in adapter.get_columns_in_relation(relation) -%}{%- do types.update({column.name | lower: column.dtype}) -%}{%- endfor -%}
+  {{ return(types) }}
+{% endmacro %}
+
 {% macro _sw_check_aggregate_columns(macro_name, relation, wanted) %}
   {#- With a ref()/source() relation: every aggregate column exists, and the
       numeric functions get numeric columns. `wanted`: (argument, column, function, spec). -#}
@@ -172,8 +183,7 @@
     {%- set pairs = [] -%}
     {%- for argument, column, function, spec in wanted -%}{%- do pairs.append((argument, column)) -%}{%- endfor -%}
     {{- stream_windows._sw_check_columns_exist(macro_name, relation, pairs) -}}
-    {%- set types = {} -%}
-    {%- for column in adapter.get_columns_in_relation(relation) -%}{%- do types.update({column.name | lower: column.dtype}) -%}{%- endfor -%}
+    {%- set types = stream_windows._sw_column_types(relation) -%}
     {%- set functions = dict(stream_windows._sw_aggregate_functions()) -%}
     {%- do functions.update(stream_windows._sw_sketch_functions()) -%}
     {%- for argument, column, function, spec in wanted
@@ -300,6 +310,54 @@
   {%- else -%}
     {{ return(stream_windows._sw_single_window_expr(agg, x, arrival, integer_avg) ~ w) }}
   {%- endif -%}
+{% endmacro %}
+
+{% macro _sw_frame_mergeable(agg, types) %}
+  {#- Whether the aggregate's value over a window frame can be merged from its parts
+      computed per distinct time (_sw_window_parts, then _sw_merge_parts_over_frame)
+      with the same value and the same type as over the frame's rows: the order-free
+      functions and first/last (their parts keep the arrival position). SUM and AVG
+      need a known, non-decimal column type (`types`: lower column name -> Spark
+      type, none when the relation's columns cannot be read): a sum of decimal sums
+      widens the decimal type, which the rows' own SUM or AVG would not. -#}
+  {%- if agg.function in ('count', 'min', 'max', 'first', 'last', 'rate', 'completeness') -%}
+    {{ return(true) }}
+  {%- elif agg.function in ('sum', 'avg') and types is not none -%}
+    {%- set dtype = types.get(agg.column | lower, 'unknown') | lower -%}
+    {{ return(dtype in ('tinyint', 'smallint', 'int', 'integer', 'bigint', 'long', 'short', 'byte', 'float', 'double', 'real')) }}
+  {%- endif -%}
+  {{ return(false) }}
+{% endmacro %}
+
+{% macro _sw_merge_parts_over_frame(agg, parts, over, duration=none) %}
+  {#- The aggregate's value over a window frame of rows that each hold the parts of one
+      piece (_sw_window_parts): `parts` maps part names to column references, `over`
+      is the frame (a window name or spec). Only for _sw_frame_mergeable aggregates.
+      RATE divides by `duration` (SQL, the frame's own span) when given, else by the
+      window kind's fixed agg.duration. -#}
+  {%- set f = agg.function -%}
+  {%- set w = ' over ' ~ over -%}
+  {%- if f in ('min', 'max') -%}
+    {{ return(f ~ '(' ~ parts[f] ~ ')' ~ w) }}
+  {%- elif f == 'count' -%}
+    {#- Never NULL, as a count over rows (coalesce tells Spark so). -#}
+    {{ return('coalesce(sum(' ~ parts['count'] ~ ')' ~ w ~ ', 0)') }}
+  {%- elif f == 'sum' -%}
+    {{ return('sum(' ~ parts.sum ~ ')' ~ w) }}
+  {%- elif f == 'avg' -%}
+    {{ return('sum(' ~ parts.sum ~ ')' ~ w ~ ' / nullif(sum(' ~ parts['count'] ~ ')' ~ w ~ ', 0)') }}
+  {%- elif f == 'first' -%}
+    {{ return('min_by(' ~ parts.value ~ ', ' ~ parts.arrival ~ ')' ~ w) }}
+  {%- elif f == 'last' -%}
+    {{ return('max_by(' ~ parts.value ~ ', ' ~ parts.arrival ~ ')' ~ w) }}
+  {%- elif f == 'rate' and duration is not none -%}
+    {{ return('cast(sum(' ~ parts['count'] ~ ')' ~ w ~ ' as double) / ' ~ duration) }}
+  {%- elif f == 'rate' -%}
+    {{ return(stream_windows._sw_rate_of('sum(' ~ parts['count'] ~ ')' ~ w, agg.duration)) }}
+  {%- elif f == 'completeness' -%}
+    {{ return('cast(sum(' ~ parts.present ~ ')' ~ w ~ ' as double) / nullif(sum(' ~ parts.rows ~ ')' ~ w ~ ', 0)') }}
+  {%- endif -%}
+  {{ stream_windows._sw_fail(agg.macro, "aggregates['" ~ agg.name ~ "']", "an aggregate merged over a frame (internal: check _sw_frame_mergeable first)", agg.function) }}
 {% endmacro %}
 
 {% macro _sw_pair_inputs(x, y) %}

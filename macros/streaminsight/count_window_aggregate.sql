@@ -17,6 +17,14 @@
     of order exactly when, for some start time s, an event with an earlier start time
     arrived after the first event with start time s.
 
+    When every aggregate merges from parts (count, min, max, first, last, rate,
+    completeness; sum and avg over a ref()/source() column of a non-decimal numeric
+    type: _sw_frame_mergeable), a cheaper plan gives the same rows: the events are
+    first aggregated per group and start time (their count, the aggregates' parts and
+    the arrival range), and the window opening at a start time is the frame ROWS
+    BETWEEN CURRENT ROW AND N-1 FOLLOWING over those start rows. With repeated start
+    times this windows far fewer rows than there are events.
+
     incremental={'partition': 'day' | 'month' | a number, 'late_rows': ...} builds it in scheduled
     runs (macros/incremental/_sw_incremental.sql), partitioned by point_at. A run
     recomputes from the partition of the latest start time it has seen, or of an
@@ -55,6 +63,10 @@
   {%- endif -%}
   {{- stream_windows._sw_check_columns_exist(macro_name, relation, wanted) -}}
   {%- set tick_sql = stream_windows._sw_count_window_tick(macro_name, relation, time_column, tick) -%}
+  {%- set types = stream_windows._sw_column_types(relation) -%}
+  {%- set unmergeable = [] -%}
+  {%- for agg in aggs if not stream_windows._sw_frame_mergeable(agg, types) -%}{%- do unmergeable.append(agg.name) -%}{%- endfor -%}
+  {%- set per_start = not unmergeable -%}
   {%- set planned = stream_windows._sw_incremental_plan(macro_name, spec, relation, arrival_order, groups, none, 0, 'input') if spec is not none else none -%}
   {%- set plan = planned if planned is not none and not planned.full else none -%}
   {%- if plan is not none -%}
@@ -67,15 +79,26 @@
   {%- for column in groups -%}{%- do group_text.append("concat('" ~ column ~ "=', coalesce(cast(" ~ column ~ " as string), 'NULL'))") -%}{%- endfor -%}
   {%- set where = "concat_ws(', ', " ~ group_text | join(', ') ~ ")" if groups else "'the whole input'" -%}
   {%- set partition = ('partition by ' ~ groups | join(', ') ~ ' ') if groups else '' -%}
-  {%- set by_rank = partition ~ 'order by _sw_rank' -%}
+  {#- The event plan windows the events ordered by the rank of their start time, the
+      per-start plan one row per start time. -#}
+  {%- set start = '_sw_start' if per_start else time_column -%}
+  {%- set ordered = partition ~ ('order by _sw_start' if per_start else 'order by _sw_rank') -%}
   {%- set outputs = [] -%}
   {#- A window's duration, window_end - window_start: in seconds for a timestamp time
       column, in its unit for an integer one. -#}
-  {%- set window_end = 'max(' ~ time_column ~ ') over _sw_window + ' ~ tick_sql -%}
-  {%- set duration = ('((unix_micros(' ~ window_end ~ ') - unix_micros(' ~ time_column ~ ')) / 1000000D)') if tick_sql is string
-      else ('cast(' ~ window_end ~ ' - ' ~ time_column ~ ' as double)') -%}
+  {%- set window_end = ('lead(_sw_start, ' ~ (n - 1) ~ ') over (' ~ ordered ~ ')' if per_start else 'max(' ~ start ~ ') over _sw_window') ~ ' + ' ~ tick_sql -%}
+  {%- set duration = ('((unix_micros(' ~ window_end ~ ') - unix_micros(' ~ start ~ ')) / 1000000D)') if tick_sql is string
+      else ('cast(' ~ window_end ~ ' - ' ~ start ~ ' as double)') -%}
+  {%- set part_columns = [] -%}
   {%- for agg in aggs -%}
-    {%- if agg.function == 'rate' -%}
+    {%- if per_start -%}
+      {%- set parts = {} -%}
+      {%- for part_name, part_sql in stream_windows._sw_window_parts(agg, stream_windows._sw_input_expr(agg, none), arrival_order) -%}
+        {%- do part_columns.append(part_sql ~ ' as _sw_' ~ agg.name ~ '__' ~ part_name) -%}
+        {%- do parts.update({part_name: '_sw_' ~ agg.name ~ '__' ~ part_name}) -%}
+      {%- endfor -%}
+      {%- do outputs.append(stream_windows._sw_merge_parts_over_frame(agg, parts, '_sw_window', duration if agg.function == 'rate' else none) ~ ' as ' ~ agg.name) -%}
+    {%- elif agg.function == 'rate' -%}
       {%- do outputs.append('cast(count(' ~ stream_windows._sw_input_expr(agg, none) ~ ') over _sw_window as double) / ' ~ duration ~ ' as ' ~ agg.name) -%}
     {%- else -%}
       {%- do outputs.append(stream_windows._sw_window_expr(agg, stream_windows._sw_input_expr(agg, none), arrival_order, false, '_sw_window') ~ ' as ' ~ agg.name) -%}
@@ -83,6 +106,10 @@
   {%- endfor -%}
   {%- set null_message = "concat('" ~ macro_name ~ "() in model " ~ model_name ~ ": `time_column` " ~ time_column ~ " is NULL in ', " ~ where
       ~ (", ', arrival position ', coalesce(cast(" ~ arrival_order ~ " as string), 'NULL')" if arrival_order else '') ~ ")" -%}
+  {%- set checked_input -%}
+        from {{ relation }}
+        where case when {{ time_column }} is null then raise_error({{ null_message }}) else true end
+  {%- endset -%}
 {%- if planned is not none %}
 {{ stream_windows._sw_plan_comment(planned) }}
 {%- endif %}
@@ -98,31 +125,72 @@ select
     {{ stream_windows._sw_incremental_partition_column(spec, 'point_at') }}
     {%- endif %}
 from (
+    {%- if per_start %}
+    {#- One row per group and start time: the window opening there covers this row
+        and the next N-1. #}
+    select
+        {{ (groups | join(', ') ~ ',') if groups }}
+        _sw_start as window_start,
+        {#- NULL where fewer than N start times follow: no window opens here. #}
+        lead(_sw_start, {{ n - 1 }}) over ({{ ordered }}) as point_at,
+        lead(_sw_start, {{ n }}) over ({{ ordered }}) is not null as is_final,
+        coalesce(sum(_sw_events) over _sw_window, 0) as event_count,
+        {%- if arrival_order %}
+        _sw_first_arrival,
+        {#- The latest arrival before this start time, and its start time (the greater
+            one on a tie, as the event plan's struct maximum). #}
+        max(named_struct('{{ arrival_order }}', _sw_last_arrival, '{{ time_column }}', _sw_start))
+            over ({{ ordered }} rows between unbounded preceding and 1 preceding) as _sw_latest_earlier,
+        {%- endif %}
+        {{ outputs | join(',\n        ') }}
+    from (
+        select
+            {{ (groups | join(', ') ~ ',') if groups }}
+            {{ time_column }} as _sw_start,
+            count(*) as _sw_events,
+            {%- if arrival_order %}
+            min({{ arrival_order }}) as _sw_first_arrival,
+            {#- Not max(struct(...)): a struct buffer would make Spark sort the events to
+                aggregate them. #}
+            max({{ arrival_order }}) as _sw_last_arrival,
+            {%- endif %}
+            {{ part_columns | join(',\n            ') }}
+        {%- if groups %}
+        {#- Laid out by group first: the aggregation and the window then share one
+            exchange (measured faster than aggregating before a second one). #}
+        from (select * {{ checked_input }} distribute by {{ groups | join(', ') }}) as _sw_events
+        {%- else %}
+        {{ checked_input }}
+        {%- endif %}
+        group by {{ (groups | join(', ') ~ ',') if groups }} {{ time_column }}
+    ) as _sw_starts
+    window _sw_window as ({{ ordered }} rows between current row and {{ n - 1 }} following)
+    {%- else %}
     select
         *,
         {{ time_column }} as window_start,
         max({{ time_column }}) over _sw_window as point_at,
         (max(_sw_rank) over _sw_window) - _sw_rank + 1 as _sw_start_times,
-        max(_sw_rank) over ({{ by_rank }} rows between unbounded preceding and unbounded following) - _sw_rank + 1 > {{ n }} as is_final,
+        coalesce(max(_sw_rank) over ({{ ordered }} rows between unbounded preceding and unbounded following) - _sw_rank + 1 > {{ n }}, false) as is_final,
         count(*) over _sw_window as event_count,
-        lag(_sw_rank) over ({{ by_rank }}) as _sw_previous_rank,
+        lag(_sw_rank) over ({{ ordered }}) as _sw_previous_rank,
         {%- if arrival_order %}
-        min({{ arrival_order }}) over ({{ by_rank }} range between current row and current row) as _sw_first_arrival,
-        max(struct({{ arrival_order }}, {{ time_column }})) over ({{ by_rank }} range between unbounded preceding and 1 preceding) as _sw_latest_earlier,
+        min({{ arrival_order }}) over ({{ ordered }} range between current row and current row) as _sw_first_arrival,
+        max(struct({{ arrival_order }}, {{ time_column }})) over ({{ ordered }} range between unbounded preceding and 1 preceding) as _sw_latest_earlier,
         {%- endif %}
         {{ outputs | join(',\n        ') }}
     from (
         select
             *,
             dense_rank() over ({{ partition }}order by {{ time_column }}) as _sw_rank
-        from {{ relation }}
-        where case when {{ time_column }} is null then raise_error({{ null_message }}) else true end
+        {{ checked_input }}
     ) as _sw_ranked
-    window _sw_window as ({{ by_rank }} range between current row and {{ n - 1 }} following)
+    window _sw_window as ({{ ordered }} range between current row and {{ n - 1 }} following)
+    {%- endif %}
 ) as _sw_windows
 where
     {%- if arrival_order %}
-    {#- First, so that every rank is checked, not only the ranks that open a window. #}
+    {#- First, so that every start time is checked, not only those that open a window. #}
     case
         when _sw_latest_earlier.{{ arrival_order }} > _sw_first_arrival then raise_error(concat(
             '{{ macro_name }}() in model {{ model_name }}: OutOfOrder in ', {{ where }}, ': start time ',
@@ -133,8 +201,12 @@ where
         else true
     end and
     {%- endif %}
-    (_sw_previous_rank is null or _sw_previous_rank != _sw_rank)
-    and _sw_start_times = {{ n }}
+    {%- if per_start %}
+    point_at is not null
+    {%- else %}
+    {#- One row per start time (its first event) that opens a window. #}
+    (_sw_previous_rank is null or _sw_previous_rank != _sw_rank) and _sw_start_times = {{ n }}
+    {%- endif %}
     {%- if plan is not none %}
     and {{ ('unix_micros(cast(point_at as timestamp))' if spec.kind == 'interval' else 'point_at') }} >= {{ plan.from_key }}
     {%- endif %}
