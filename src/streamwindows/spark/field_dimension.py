@@ -56,6 +56,7 @@ from streamwindows.spark.field_dimension_ranges import DISTINCT_VALUES_LIMIT  # 
 from streamwindows.spark.fingerprints import InputFingerprints
 from streamwindows.spark.incremental import require_time_partition, time_partitioner
 from streamwindows.spark.late_rows import late_rows_policy
+from streamwindows.spark.numbering import numbered
 
 SPARK_FUNCTION = "field_dimension_aggregate_spark"
 _PART, _CID = "__part__", "__candidate__"
@@ -128,7 +129,7 @@ def _by_value_ranges(prepared: _Prepared, frame=None, **incremental: Any):
         p.df if frame is None else frame, p.params, p.schema, value=p.value, seq_column=p.params.seq,
         coordinate_type=p.coordinate_type, n_parts=p.n_parts,
         check_arrival_order=lambda checked: _check_arrival_order(checked, p.params, p.range_parts),
-        public_output=lambda numbered: _public_output(numbered, p.params, p.schema),
+        public_output=lambda rows: _public_output(rows, p.params, p.schema),
         aggregate_types={a.name: aggregate_spark_type(a, p.schema) for a in p.params.aggregates},
         empty=p.empty, **incremental,
     )
@@ -679,34 +680,19 @@ def _output_schema(params: FieldDimensionParams, schema: dict[str, str], coordin
 
 
 def _order_emissions(emissions, params: FieldDimensionParams, schema: dict[str, str], parts: int | None):
-    from pyspark import StorageLevel
+    """The emissions numbered in output order (emit_seq): by the arrival position that
+    emitted them (drained windows last), closes before intermediate emissions before
+    drains, then window start, the group's first arrival and the emission threshold."""
     from pyspark.sql import functions as F
 
     phase = F.when(F.col("emit_kind") == "close", 0).when(F.col("emit_kind") == "intermediate", 1).otherwise(2)
     drain_last = F.coalesce(F.col("emitted_position"), F.lit(np.iinfo(np.int64).max))
-    keys = [drain_last.alias("__k_position__"), phase.alias("__k_phase__"), F.col("window_start").alias("__k_start__"),
-            F.col("group_first_position").alias("__k_first__"), F.coalesce(F.col("emit_threshold"), F.lit(0))
-            .cast("double").alias("__k_point__")]
-    key_names = ["__k_position__", "__k_phase__", "__k_start__", "__k_first__", "__k_point__"]
-    ordered = (emissions.select("*", *keys)
-               .repartitionByRange(*([parts] if parts else []), *key_names)
-               .sortWithinPartitions(*key_names)
-               .withColumn(_PART, F.spark_partition_id())
-               .persist(StorageLevel.MEMORY_AND_DISK))
-    counts = dict(ordered.groupBy(_PART).count().collect())
-    offsets, running = {}, 0
-    for part in sorted(counts):
-        offsets[part] = running
-        running += counts[part]
-
-    offset_map = F.create_map(*[x for p, o in offsets.items() for x in (F.lit(p), F.lit(o))])
-    # Within a partition rows keep the sorted order; monotonically_increasing_id counts them.
-    local_index = F.monotonically_increasing_id() - F.shiftleft(F.spark_partition_id().cast("bigint"), 33)
-    numbered = ordered.withColumn("emit_seq", F.element_at(offset_map, F.col(_PART)) + local_index)
-    return _public_output(numbered, params, schema)
+    keys = [drain_last, phase, F.col("window_start"), F.col("group_first_position"),
+            F.coalesce(F.col("emit_threshold"), F.lit(0)).cast("double")]
+    return _public_output(numbered(emissions, keys, parts=parts), params, schema)
 
 
-def _public_output(numbered, params: FieldDimensionParams, schema: dict[str, str]):
+def _public_output(rows, params: FieldDimensionParams, schema: dict[str, str]):
     """Numbered emissions (coordinates) -> the documented columns in the field's types."""
     from pyspark.sql import functions as F
 
@@ -717,7 +703,7 @@ def _public_output(numbered, params: FieldDimensionParams, schema: dict[str, str
 
     emitted_at = (bound("emitted_at") if params.field_kind == "timestamp"
                   else F.col("emitted_at").cast(schema[params.field]))
-    return numbered.select(
+    return rows.select(
         *[F.col(quote(g)) for g in params.group_by],
         bound("window_start").alias("window_start"),
         bound("window_end").alias("window_end"),

@@ -10,10 +10,11 @@ from streamwindows.spark.session import cached_until_next
 _PART = "_sw_range"
 
 
-def numbered(rows, keys: Sequence, first: int = 0, column: str = "emit_seq"):
+def numbered(rows, keys: Sequence, first: int = 0, column: str = "emit_seq", parts: int | None = None):
     """``rows`` with ``column`` = ``first`` + the row's 0-based rank by ``keys`` (Columns
     that order the rows totally; NULLs first). The rows are range-partitioned on the
-    keys and sorted within each range; one job counts each range's rows, and a row's
+    keys (into ``parts`` ranges when given: a user's ``partitions=``; else as many as
+    adaptive execution keeps) and sorted within each range; one job counts each range's rows, and a row's
     number is the count of the earlier ranges plus its place in its own. The ranged rows
     stay cached until this thread's next cache (session.cached_until_next): the counts
     belong to that one partitioning (a recomputed range partitioning may sample other
@@ -24,7 +25,7 @@ def numbered(rows, keys: Sequence, first: int = 0, column: str = "emit_seq"):
     order = [k.asc_nulls_first() for k in keys]
     # No range count: adaptive execution may merge small neighbouring ranges (their order
     # kept), so a few rows are not cut into one range per shuffle partition.
-    ranged = cached_until_next(rows.repartitionByRange(*order).sortWithinPartitions(*order)
+    ranged = cached_until_next(rows.repartitionByRange(*([parts] if parts else []), *order).sortWithinPartitions(*order)
                                .withColumn(_PART, F.spark_partition_id()), StorageLevel.MEMORY_AND_DISK)
     offset_map = range_offsets(dict(ranged.groupBy(_PART).count().collect()), first)
     # Within a range the rows keep their sorted order; monotonically_increasing_id counts
