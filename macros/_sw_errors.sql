@@ -40,15 +40,17 @@
   {{ return(value is number and value is not boolean) }}
 {% endmacro %}
 
-{% macro _sw_check_columns_exist(macro_name, relation, wanted, time=none) %}
+{% macro _sw_check_columns_exist(macro_name, relation, wanted, time=none, types=none) %}
   {#- With a ref()/source() relation, name a missing column and list the ones that
       exist, instead of letting Spark fail later with UNRESOLVED_COLUMN. `time`
       (optional: {'column', 'kind'}) checks the time column's type as well: 'interval'
       wants a timestamp or date (a window measured in time), 'number' a numeric column,
-      'any' either. A string time would sort as text and window everything together. -#}
+      'any' either. A string time would sort as text and window everything together.
+      `types` (optional, without `time`): the relation's _sw_column_types, already read,
+      so that the relation is not described again. -#}
   {%- if execute and relation is not string and relation.identifier is defined -%}
-    {%- set columns = adapter.get_columns_in_relation(relation) -%}
-    {%- set available = columns | map(attribute='name') | map('lower') | list -%}
+    {%- set columns = adapter.get_columns_in_relation(relation) if types is none else [] -%}
+    {%- set available = (columns | map(attribute='name') | map('lower') | list) if types is none else (types.keys() | list) -%}
     {%- for argument, column in wanted if column | lower not in available -%}
       {{ stream_windows._sw_fail(macro_name, argument, "a column of " ~ relation ~ " (" ~ (available | join(", ")) ~ ")", column) }}
     {%- endfor -%}

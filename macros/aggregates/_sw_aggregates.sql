@@ -182,8 +182,8 @@
   {%- if execute and relation is not none and relation is not string and relation.identifier is defined and wanted -%}
     {%- set pairs = [] -%}
     {%- for argument, column, function, spec in wanted -%}{%- do pairs.append((argument, column)) -%}{%- endfor -%}
-    {{- stream_windows._sw_check_columns_exist(macro_name, relation, pairs) -}}
     {%- set types = stream_windows._sw_column_types(relation) -%}
+    {{- stream_windows._sw_check_columns_exist(macro_name, relation, pairs, types=types) -}}
     {%- set functions = dict(stream_windows._sw_aggregate_functions()) -%}
     {%- do functions.update(stream_windows._sw_sketch_functions()) -%}
     {%- for argument, column, function, spec in wanted

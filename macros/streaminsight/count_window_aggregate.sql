@@ -61,9 +61,11 @@
   {%- if spec is not none and arrival_order is none -%}
     {{ stream_windows._sw_fail(macro_name, 'arrival_order', "a column giving arrival order for an incremental build (it tells new rows from processed ones)", arrival_order) }}
   {%- endif -%}
-  {{- stream_windows._sw_check_columns_exist(macro_name, relation, wanted) -}}
-  {%- set tick_sql = stream_windows._sw_count_window_tick(macro_name, relation, time_column, tick) -%}
+  {#- Read once (one `describe` of a ref()/source(); none for a CTE name): the column
+      check, the tick and the per-start plan all need them. -#}
   {%- set types = stream_windows._sw_column_types(relation) -%}
+  {{- stream_windows._sw_check_columns_exist(macro_name, relation, wanted, types=types) -}}
+  {%- set tick_sql = stream_windows._sw_count_window_tick(macro_name, types, time_column, tick) -%}
   {%- set unmergeable = [] -%}
   {%- for agg in aggs if not stream_windows._sw_frame_mergeable(agg, types) -%}{%- do unmergeable.append(agg.name) -%}{%- endfor -%}
   {%- set per_start = not unmergeable -%}
@@ -212,25 +214,24 @@ where
     {%- endif %}
 {% endmacro %}
 
-{% macro _sw_count_window_tick(macro_name, relation, time_column, tick) %}
+{% macro _sw_count_window_tick(macro_name, types, time_column, tick) %}
   {#- One tick of the time type: 1 microsecond for timestamps, 1 for integers. Read from
-      the column's type with a ref()/source() input, else from `tick` (a number for an
-      integer time; none means a timestamp). -#}
+      the column's type with a ref()/source() input (`types`: _sw_column_types, none
+      otherwise), else from `tick` (a number for an integer time; none means a
+      timestamp). -#}
   {%- if tick is not none -%}
     {%- if not stream_windows._sw_is_number(tick) or tick != (tick | int) or tick < 1 -%}
       {{ stream_windows._sw_fail(macro_name, 'tick', 'a whole number >= 1 for an integer time column (a timestamp tick is 1 microsecond)', tick) }}
     {%- endif -%}
     {{ return(tick | int) }}
   {%- endif -%}
-  {%- if execute and relation is not string and relation.identifier is defined -%}
-    {%- for column in adapter.get_columns_in_relation(relation) if column.name | lower == time_column | lower -%}
-      {%- set kind = column.dtype | lower -%}
-      {%- if kind in ('tinyint', 'smallint', 'int', 'integer', 'bigint', 'long') -%}
-        {{ return(1) }}
-      {%- elif not kind.startswith('timestamp') -%}
-        {{ stream_windows._sw_fail(macro_name, 'time_column', 'an integer or timestamp column (a count window needs a tick)', time_column ~ ' ' ~ kind) }}
-      {%- endif -%}
-    {%- endfor -%}
+  {%- if types is not none and (time_column | lower) in types -%}
+    {%- set kind = types[time_column | lower] | lower -%}
+    {%- if kind in ('tinyint', 'smallint', 'int', 'integer', 'bigint', 'long') -%}
+      {{ return(1) }}
+    {%- elif not kind.startswith('timestamp') -%}
+      {{ stream_windows._sw_fail(macro_name, 'time_column', 'an integer or timestamp column (a count window needs a tick)', time_column ~ ' ' ~ kind) }}
+    {%- endif -%}
   {%- endif -%}
   {{ return('interval 1 microsecond') }}
 {% endmacro %}
