@@ -603,11 +603,12 @@
   {%- set recent = 'select * from ' ~ relation ~ ' where ' ~ stream_windows._sw_key_from(plan, plan.from_key) ~ kept -%}
   {%- if n < 1 -%}{{ return('(' ~ recent ~ ')') }}{%- endif -%}
   {#- The lookback is the shortest span (1, 2, 3, 4, 6, 8, 12, ... partitions) in which
-      every group with recomputed rows finds its n. One query per 4x of reach counts, per
-      group, its older rows (or distinct times) in each span up to 16, 64, 256, ...
-      partitions back, over the group and time columns only (a query's cost is mostly
-      Spark's fixed cost per job, so the first reaches far): most runs ask once, and the
-      recomputation then reads little more than the context it needs.
+      every group with recomputed rows finds its n. A query counts, per group, its older
+      rows (or distinct times) in each span up to 16 partitions back, and when a group
+      is short, a second one up to the oldest input (16, 64, 256, ... partitions), over
+      the group and time columns only (a query's cost is mostly Spark's fixed cost per
+      job, so the first reaches far): most runs ask once, and the recomputation then
+      reads little more than the context it needs.
       A span that ends before the oldest input, or the last search, reads every older
       row of the groups still short. -#}
   {%- set step = stream_windows._sw_step(spec) -%}
@@ -641,7 +642,15 @@
         {%- set search.short_groups = 'select ' ~ (group_list if partitions else '1') ~ ' from (' ~ keys ~ ') as _sw_keys' ~ (' group by ' ~ group_list if partitions else '')
             ~ ' having max(_sw_k) >= ' ~ plan.from_key ~ ' and count(case when _sw_k < ' ~ plan.from_key ~ ' then 1 end) < ' ~ n -%}
       {%- else -%}
+        {#- The oldest key is known now: the next search reaches it (16, 64, 256, ...
+            partitions, the first that gets there), one query where reaching 4x further
+            each time took one per step (a sparse input: five for a few purchases over
+            years). The shortest span found is the same: every span up to the reach
+            is counted. -#}
         {%- set search.reach = search.reach * 4 -%}
+        {%- for _ in range(10) if plan.from_key - step * search.reach > search.earliest and search.reach < 16 * 4 ** 10 -%}
+          {%- set search.reach = search.reach * 4 -%}
+        {%- endfor -%}
       {%- endif -%}
     {%- endif -%}
   {%- endfor -%}
