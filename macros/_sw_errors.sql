@@ -48,7 +48,7 @@
       'any' either. A string time would sort as text and window everything together.
       `types` (optional, without `time`): the relation's _sw_column_types, already read,
       so that the relation is not described again. -#}
-  {%- if execute and relation is not string and relation.identifier is defined -%}
+  {%- if execute and stream_windows._sw_is_catalog_relation(relation) -%}
     {%- set columns = adapter.get_columns_in_relation(relation) if types is none else [] -%}
     {%- set available = (columns | map(attribute='name') | map('lower') | list) if types is none else (types.keys() | list) -%}
     {%- for argument, column in wanted if column | lower not in available -%}
@@ -58,7 +58,7 @@
       {%- for column in columns if column.name | lower == time.column | lower -%}
         {%- set dtype = column.dtype | lower -%}
         {%- set is_time = dtype.startswith('timestamp') or dtype == 'date' -%}
-        {%- set is_number = dtype in ('tinyint', 'smallint', 'int', 'integer', 'bigint', 'long', 'float', 'double', 'real') or dtype.startswith('decimal') -%}
+        {%- set is_number = stream_windows._sw_is_numeric_type(dtype) -%}
         {%- set rules = {'interval': 'a timestamp or date column (the window is measured in time)',
                          'number': 'a numeric column (the window is measured in numbers)',
                          'any': 'a timestamp, date or numeric column'} -%}

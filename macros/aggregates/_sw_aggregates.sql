@@ -165,10 +165,16 @@
   {{ return(parsed) }}
 {% endmacro %}
 
+{% macro _sw_is_catalog_relation(relation) %}
+  {#- A ref() or source() Relation, whose columns the catalog can give; not a CTE name
+      or SQL text (strings), nor none. -#}
+  {{ return(relation is not none and relation is not string and relation.identifier is defined) }}
+{% endmacro %}
+
 {% macro _sw_column_types(relation) %}
   {#- lower column name -> Spark type of a ref()/source() relation; none for a CTE
       name or SQL text (their columns are not in the catalog) and while parsing. -#}
-  {%- if not execute or relation is none or relation is string or relation.identifier is not defined -%}
+  {%- if not execute or not stream_windows._sw_is_catalog_relation(relation) -%}
     {{ return(none) }}
   {%- endif -%}
   {%- set types = {} -%}
@@ -179,7 +185,7 @@
 {% macro _sw_check_aggregate_columns(macro_name, relation, wanted) %}
   {#- With a ref()/source() relation: every aggregate column exists, and the
       numeric functions get numeric columns. `wanted`: (argument, column, function, spec). -#}
-  {%- if execute and relation is not none and relation is not string and relation.identifier is defined and wanted -%}
+  {%- if execute and stream_windows._sw_is_catalog_relation(relation) and wanted -%}
     {%- set pairs = [] -%}
     {%- for argument, column, function, spec in wanted -%}{%- do pairs.append((argument, column)) -%}{%- endfor -%}
     {%- set types = stream_windows._sw_column_types(relation) -%}
@@ -324,7 +330,7 @@
     {{ return(true) }}
   {%- elif agg.function in ('sum', 'avg') and types is not none -%}
     {%- set dtype = types.get(agg.column | lower, 'unknown') | lower -%}
-    {{ return(dtype in ('tinyint', 'smallint', 'int', 'integer', 'bigint', 'long', 'short', 'byte', 'float', 'double', 'real')) }}
+    {{ return(stream_windows._sw_is_numeric_type(dtype) and not dtype.startswith(('decimal', 'numeric'))) }}
   {%- endif -%}
   {{ return(false) }}
 {% endmacro %}
@@ -333,8 +339,7 @@
   {#- The aggregate's value over a window frame of rows that each hold the parts of one
       piece (_sw_window_parts): `parts` maps part names to column references, `over`
       is the frame (a window name or spec). Only for _sw_frame_mergeable aggregates.
-      RATE divides by `duration` (SQL, the frame's own span) when given, else by the
-      window kind's fixed agg.duration. -#}
+      RATE divides by `duration` (SQL: the frame's own span, a count window's). -#}
   {%- set f = agg.function -%}
   {%- set w = ' over ' ~ over -%}
   {%- if f in ('min', 'max') -%}
@@ -352,8 +357,6 @@
     {{ return('max_by(' ~ parts.value ~ ', ' ~ parts.arrival ~ ')' ~ w) }}
   {%- elif f == 'rate' and duration is not none -%}
     {{ return('cast(sum(' ~ parts['count'] ~ ')' ~ w ~ ' as double) / ' ~ duration) }}
-  {%- elif f == 'rate' -%}
-    {{ return(stream_windows._sw_rate_of('sum(' ~ parts['count'] ~ ')' ~ w, agg.duration)) }}
   {%- elif f == 'completeness' -%}
     {{ return('cast(sum(' ~ parts.present ~ ')' ~ w ~ ' as double) / nullif(sum(' ~ parts.rows ~ ')' ~ w ~ ', 0)') }}
   {%- endif -%}

@@ -177,7 +177,7 @@ where {{ kept | join(' and ') }}
   {%- if passthrough -%}
     {%- set names = [] -%}
     {%- for argument, column in wanted if column not in names -%}{%- do names.append(column) -%}{%- endfor -%}
-  {%- elif relation is not string and relation.identifier is defined -%}
+  {%- elif stream_windows._sw_is_catalog_relation(relation) -%}
     {%- set names = (adapter.get_columns_in_relation(relation) | map(attribute='name') | list) if execute else [time_column] -%}
   {%- else -%}
     {{ stream_windows._sw_fail(macro_name, 'columns', "the list of columns to pass through when `bounds` is given and `relation` is not a ref() or source()", passthrough) }}
