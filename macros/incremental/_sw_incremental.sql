@@ -535,7 +535,22 @@
   {%- else -%}
     {%- set hashed = 'select * from (' ~ hashed ~ ') as _sw_hashed where _sw_arrival <= ' ~ s -%}
   {%- endif -%}
-  {{ return('select _sw_part as input_partition, count(*) as input_rows, sum(cast(_sw_hash as decimal(38, 0))) as input_checksum from (' ~ hashed ~ ') as _sw_rows group by _sw_part') }}
+  {{ return('select _sw_part as input_partition, count(*) as input_rows, ' ~ stream_windows._sw_hash_sum('_sw_hash') ~ ' as input_checksum from (' ~ hashed ~ ') as _sw_rows group by _sw_part') }}
+{% endmacro %}
+
+{% macro _sw_hash_sum(hash) %}
+  {#- sum(hash) over a group's bigint hashes as decimal(38, 0): the same integer as
+      sum(cast(hash as decimal(38, 0))), so records written either way compare equal,
+      from three bigint sums of the hash's pieces (its top 20 bits, signed, and two
+      22-bit pieces), combined once per group. Spark's decimal sum per row was half of
+      the comparison's time (10,000,000 rows: 2.57 s, against 1.28 s for bigint sums);
+      a piece's sum cannot overflow below 2^41 rows in a group. As
+      streamwindows.spark.fingerprints.hash_sum. -#}
+  {%- set pieces = [] -%}
+  {%- for shift, piece in [(44, 'shiftright(' ~ hash ~ ', 44)'), (22, 'shiftright(' ~ hash ~ ', 22) & 4194303'), (0, hash ~ ' & 4194303')] -%}
+    {%- do pieces.append('cast(sum(' ~ piece ~ ') as decimal(38, 0)) * ' ~ 2 ** shift) -%}
+  {%- endfor -%}
+  {{ return('cast(' ~ pieces | join(' + ') ~ ' as decimal(38, 0))') }}
 {% endmacro %}
 
 {% macro _sw_record_fingerprints(fingerprints, s) %}

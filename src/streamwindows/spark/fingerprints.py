@@ -39,6 +39,26 @@ from streamwindows.errors import ChangedInputError
 
 SUFFIX = "__input_fingerprints"
 STAGED_ROWS = "streamwindows.staged_rows"  # the table property the adapter reads
+# A bigint hash as three pieces (shift, mask): its top 20 bits (signed), then two
+# 22-bit pieces. A piece's sum over a partition cannot overflow below 2^41 rows.
+HASH_PIECES = ((44, None), (22, (1 << 22) - 1), (0, (1 << 22) - 1))
+
+
+def hash_sum(hashes):
+    """The sum of a bigint Column over a group as decimal(38, 0): the same integer as
+    ``sum(cast(hash as decimal(38, 0)))``, so records written either way compare equal,
+    from three bigint sums of its pieces, combined once per group. Spark's decimal sum
+    per row was half of the comparison's time (10,000,000 rows: 2.57 s against 1.28 s
+    for bigint sums). NULL over no non-NULL value, as SUM. As the macro _sw_hash_sum."""
+    from pyspark.sql import functions as F
+
+    total = None
+    for shift, mask in HASH_PIECES:
+        piece = F.shiftright(hashes, shift) if shift else hashes
+        piece = piece if mask is None else piece.bitwiseAND(F.lit(mask))
+        term = F.sum(piece).cast("decimal(38,0)") * F.lit(1 << shift)
+        total = term if total is None else total + term
+    return total.cast("decimal(38,0)")
 
 
 @dataclass(frozen=True)
@@ -79,12 +99,12 @@ class InputFingerprints:
             within = F.col("_sw_arrival") <= F.lit(committed[1])
         hashed = df.select(self.partition_of(F.col(self.time)).alias("input_partition"),
                            F.col(self.arrival).alias("_sw_arrival"),
-                           F.xxhash64(F.struct(*[df[c] for c in df.columns])).cast("decimal(38,0)").alias("_sw_hash"))
+                           F.xxhash64(F.struct(*[df[c] for c in df.columns])).alias("_sw_hash"))
         per_partition = hashed.groupBy("input_partition").agg(
-            F.count(F.lit(1)).alias("input_rows"), F.sum("_sw_hash").alias("input_checksum"),
+            F.count(F.lit(1)).alias("input_rows"), hash_sum(F.col("_sw_hash")).alias("input_checksum"),
             F.max("_sw_arrival").alias("_sw_last"),
             F.count(F.when(within, F.lit(1))).alias("_sw_rows_then"),
-            F.sum(F.when(within, F.col("_sw_hash"))).alias("_sw_checksum_then"))
+            hash_sum(F.when(within, F.col("_sw_hash"))).alias("_sw_checksum_then"))
         now = per_partition.collect()
         whole_table = False
         if committed:
