@@ -46,26 +46,24 @@
       (optional: {'column', 'kind'}) checks the time column's type as well: 'interval'
       wants a timestamp or date (a window measured in time), 'number' a numeric column,
       'any' either. A string time would sort as text and window everything together.
-      `types` (optional, without `time`): the relation's _sw_column_types, already read,
-      so that the relation is not described again. -#}
+      `types` (optional): the relation's _sw_column_types, already read, so that the
+      relation is not described again; both checks read the same types. -#}
   {%- if execute and stream_windows._sw_is_catalog_relation(relation) -%}
-    {%- set columns = adapter.get_columns_in_relation(relation) if types is none else [] -%}
-    {%- set available = (columns | map(attribute='name') | map('lower') | list) if types is none else (types.keys() | list) -%}
+    {%- set types = stream_windows._sw_column_types(relation) if types is none else types -%}
+    {%- set available = types.keys() | list -%}
     {%- for argument, column in wanted if column | lower not in available -%}
       {{ stream_windows._sw_fail(macro_name, argument, "a column of " ~ relation ~ " (" ~ (available | join(", ")) ~ ")", column) }}
     {%- endfor -%}
-    {%- if time is not none -%}
-      {%- for column in columns if column.name | lower == time.column | lower -%}
-        {%- set dtype = column.dtype | lower -%}
-        {%- set is_time = dtype.startswith('timestamp') or dtype == 'date' -%}
-        {%- set is_number = stream_windows._sw_is_numeric_type(dtype) -%}
-        {%- set rules = {'interval': 'a timestamp or date column (the window is measured in time)',
-                         'number': 'a numeric column (the window is measured in numbers)',
-                         'any': 'a timestamp, date or numeric column'} -%}
-        {%- if not {'interval': is_time, 'number': is_number, 'any': is_time or is_number}[time.kind] -%}
-          {{ stream_windows._sw_fail(macro_name, 'time_column', rules[time.kind] ~ ' of ' ~ relation, column.name ~ ' of type ' ~ dtype) }}
-        {%- endif -%}
-      {%- endfor -%}
+    {%- if time is not none and (time.column | lower) in types -%}
+      {%- set dtype = types[time.column | lower] | lower -%}
+      {%- set is_time = dtype.startswith('timestamp') or dtype == 'date' -%}
+      {%- set is_number = stream_windows._sw_is_numeric_type(dtype) -%}
+      {%- set rules = {'interval': 'a timestamp or date column (the window is measured in time)',
+                       'number': 'a numeric column (the window is measured in numbers)',
+                       'any': 'a timestamp, date or numeric column'} -%}
+      {%- if not {'interval': is_time, 'number': is_number, 'any': is_time or is_number}[time.kind] -%}
+        {{ stream_windows._sw_fail(macro_name, 'time_column', rules[time.kind] ~ ' of ' ~ relation, (time.column | lower) ~ ' of type ' ~ dtype) }}
+      {%- endif -%}
     {%- endif -%}
   {%- endif -%}
 {% endmacro %}
