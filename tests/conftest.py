@@ -33,6 +33,31 @@ class DbtFailure(AssertionError):
     pass
 
 
+# What dbt reads while parsing a project: every file under it but the build output, the
+# catalogs and the tools' folders (an added seed property file must reparse; a file
+# written under target/ must not).
+_NOT_PARSED = {"target", "logs", ".spark", ".venv", ".git", "__pycache__", ".hypothesis", ".pytest_cache"}
+# Parsed manifests by (project, --vars, --target, the files' stamps): see run_dbt.
+_MANIFESTS: dict[tuple, object] = {}
+_INVOCATIONS = {"commands": 0, "parses": 0}
+# Commands that parse as they are asked to (`parse` itself) or need no manifest.
+_PARSING_ITSELF = {"parse", "deps", "debug", "clean", "init"}
+
+
+def _parse_key(args: tuple[str, ...], project_dir: Path) -> tuple:
+    """What a parse depends on: the project's files (path, mtime, size), and the options
+    that change what the parse renders (`--vars` above all: the models' configs read
+    `var('late_rows')`)."""
+    options = tuple((a, args[i + 1]) for i, a in enumerate(args[:-1]) if a in ("--vars", "--target", "--profile"))
+    stamps = []
+    for root, dirs, files in os.walk(project_dir):
+        dirs[:] = sorted(d for d in dirs if d not in _NOT_PARSED)
+        for name in sorted(files):
+            stat = os.stat(os.path.join(root, name))
+            stamps.append((root, name, stat.st_mtime_ns, stat.st_size))
+    return (str(project_dir), options, tuple(stamps))
+
+
 def run_dbt(*args: str, project_dir: Path = PROJECT_DIR, expect_success: bool = True, write_json: bool = False,
             failpoint: str | None = None):
     """Invoke dbt in this process; returns the dbtRunnerResult. The tests read results
@@ -40,24 +65,51 @@ def run_dbt(*args: str, project_dir: Path = PROJECT_DIR, expect_success: bool = 
     run_results.json only with write_json, which takes about 0.8 s an invocation off
     the run's few hundred (the compiled SQL and partial parsing are written either way).
     `failpoint`: the run fails at that point of the incremental protocol
-    (STREAM_WINDOWS_FAILPOINT, set for this invocation only)."""
+    (STREAM_WINDOWS_FAILPOINT, set for this invocation only).
+
+    The parsed manifest is kept and handed to the next invocation with the same files and
+    options (dbtRunner(manifest=...), dbt's way to skip parsing): a partial parse costs
+    0.2-0.5 s, and a change of `--vars` a full parse, 3-6 s, each time the tests switch
+    between `late_rows` policies and back."""
     from dbt.cli.main import dbtRunner
 
     argv = [*args, "--project-dir", str(project_dir), "--profiles-dir", str(PROJECT_DIR),
             "--write-json" if write_json else "--no-write-json"]
-    if failpoint is None:
-        result = dbtRunner().invoke(argv)
-    else:
+    _INVOCATIONS["commands"] += 1
+    manifest = None
+    if args[0] not in _PARSING_ITSELF:
+        key = _parse_key(args, project_dir)
+        if key not in _MANIFESTS:
+            _INVOCATIONS["parses"] += 1
+            options = [x for pair in key[1] for x in pair]
+            parsed = dbtRunner().invoke(["parse", *options, "--project-dir", str(project_dir),
+                                         "--profiles-dir", str(PROJECT_DIR), "--no-write-json"])
+            # A project that does not parse: the command parses it again and says why.
+            _MANIFESTS[key] = parsed.result if parsed.success else None
+        manifest = _MANIFESTS[key]
+    nodes = set(manifest.nodes) if manifest is not None else set()
+    if failpoint is not None:
         os.environ["STREAM_WINDOWS_FAILPOINT"] = failpoint
-        try:
-            result = dbtRunner().invoke(argv)
-        finally:
-            del os.environ["STREAM_WINDOWS_FAILPOINT"]
+    try:
+        result = dbtRunner(manifest=manifest).invoke(argv)
+    finally:
+        os.environ.pop("STREAM_WINDOWS_FAILPOINT", None)
+        # An inline query (compile or show --inline) adds its node to the manifest and
+        # removes it after a run that completes, not after one that fails: remove it
+        # here, so the next inline query does not meet a second `inline_query`.
+        for added in set(manifest.nodes) - nodes if manifest is not None else ():
+            del manifest.nodes[added]
     if expect_success and not result.success:
         failed = [f"{r.node.name}: {r.status} {r.message}" for r in getattr(result.result, "results", [])
                   if str(r.status) not in ("success", "pass")]
         raise DbtFailure(f"dbt {' '.join(args)} failed: {result.exception or failed}")
     return result
+
+
+def pytest_terminal_summary(terminalreporter):
+    if _INVOCATIONS["commands"]:
+        terminalreporter.write_line(f"dbt in this process: {_INVOCATIONS['commands']} commands, "
+                                    f"{_INVOCATIONS['parses']} parses")
 
 
 def compile_error(inline: str) -> str:

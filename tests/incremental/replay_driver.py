@@ -32,12 +32,21 @@ from tests.incremental.replay import KILLED_RUN_MODELS as MODELS  # noqa: E402, 
 SELECT = ["--select", *MODELS]
 
 
+_MANIFEST = []  # the project parsed once per process: its steps' commands share it
+
+
 def dbt(*args: str) -> None:
     from dbt.cli.main import dbtRunner
 
-    result = dbtRunner().invoke([*args, "--project-dir", str(PROJECT_DIR), "--profiles-dir", str(PROJECT_DIR),
-                                 "--target-path", os.environ["STREAM_WINDOWS_SPARK_DIR"] + "/target",
-                                 "--log-path", os.environ["STREAM_WINDOWS_SPARK_DIR"] + "/logs", "--no-write-json"])
+    paths = ["--project-dir", str(PROJECT_DIR), "--profiles-dir", str(PROJECT_DIR),
+             "--target-path", os.environ["STREAM_WINDOWS_SPARK_DIR"] + "/target",
+             "--log-path", os.environ["STREAM_WINDOWS_SPARK_DIR"] + "/logs", "--no-write-json"]
+    if not _MANIFEST:
+        parsed = dbtRunner().invoke(["parse", *paths])
+        if not parsed.success:
+            raise SystemExit(f"dbt parse failed: {parsed.exception}")
+        _MANIFEST.append(parsed.result)
+    result = dbtRunner(manifest=_MANIFEST[0]).invoke([*args, *paths])
     if not result.success:
         raise SystemExit(f"dbt {' '.join(args)} failed: {result.exception or result.result}")
 
