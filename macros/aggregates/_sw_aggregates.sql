@@ -84,9 +84,15 @@
   {{ return(names | sort) }}
 {% endmacro %}
 
+{% macro _sw_is_integer_type(data_type) %}
+  {#- Spark's integer types, as `describe` names them or a user writes them. -#}
+  {{ return(modules.re.match('^(tinyint|smallint|int|integer|bigint|long|short|byte)\\b', data_type | lower) is not none) }}
+{% endmacro %}
+
 {% macro _sw_is_numeric_type(data_type) %}
   {#- Spark's numeric types (booleans are not: Spark does not add them). -#}
-  {{ return(modules.re.match('^(tinyint|smallint|int|integer|bigint|long|short|byte|float|double|real|decimal|numeric)\\b', data_type | lower) is not none) }}
+  {{ return(stream_windows._sw_is_integer_type(data_type)
+            or modules.re.match('^(float|double|real|decimal|numeric)\\b', data_type | lower) is not none) }}
 {% endmacro %}
 
 {% macro _sw_parse_aggregates(macro_name, aggregates, context=none) %}

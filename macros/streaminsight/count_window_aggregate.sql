@@ -227,7 +227,7 @@ where
   {%- endif -%}
   {%- if types is not none and (time_column | lower) in types -%}
     {%- set kind = types[time_column | lower] | lower -%}
-    {%- if kind in ('tinyint', 'smallint', 'int', 'integer', 'bigint', 'long') -%}
+    {%- if stream_windows._sw_is_integer_type(kind) -%}
       {{ return(1) }}
     {%- elif not kind.startswith('timestamp') -%}
       {{ stream_windows._sw_fail(macro_name, 'time_column', 'an integer or timestamp column (a count window needs a tick)', time_column ~ ' ' ~ kind) }}
