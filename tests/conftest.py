@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.dbt_in_process import DbtInProcess
+
 PROJECT_DIR = Path(__file__).resolve().parents[1]
 # Hypothesis examples of the slow-marked properties, one per engine family (the others
 # run 8-25): make test runs them; `pytest -m "not slow"` leaves them out.
@@ -33,29 +35,8 @@ class DbtFailure(AssertionError):
     pass
 
 
-# What dbt reads while parsing a project: every file under it but the build output, the
-# catalogs and the tools' folders (an added seed property file must reparse; a file
-# written under target/ must not).
-_NOT_PARSED = {"target", "logs", ".spark", ".venv", ".git", "__pycache__", ".hypothesis", ".pytest_cache"}
-# Parsed manifests by (project, --vars, --target, the files' stamps): see run_dbt.
-_MANIFESTS: dict[tuple, object] = {}
-_INVOCATIONS = {"commands": 0, "parses": 0}
-# Commands that parse as they are asked to (`parse` itself) or need no manifest.
-_PARSING_ITSELF = {"parse", "deps", "debug", "clean", "init"}
-
-
-def _parse_key(args: tuple[str, ...], project_dir: Path) -> tuple:
-    """What a parse depends on: the project's files (path, mtime, size), and the options
-    that change what the parse renders (`--vars` above all: the models' configs read
-    `var('late_rows')`)."""
-    options = tuple((a, args[i + 1]) for i, a in enumerate(args[:-1]) if a in ("--vars", "--target", "--profile"))
-    stamps = []
-    for root, dirs, files in os.walk(project_dir):
-        dirs[:] = sorted(d for d in dirs if d not in _NOT_PARSED)
-        for name in sorted(files):
-            stat = os.stat(os.path.join(root, name))
-            stamps.append((root, name, stat.st_mtime_ns, stat.st_size))
-    return (str(project_dir), options, tuple(stamps))
+# The suite's dbt commands, each project parsed once per set of files and options.
+_DBT = DbtInProcess()
 
 
 def run_dbt(*args: str, project_dir: Path = PROJECT_DIR, expect_success: bool = True, write_json: bool = False,
@@ -67,38 +48,14 @@ def run_dbt(*args: str, project_dir: Path = PROJECT_DIR, expect_success: bool = 
     `failpoint`: the run fails at that point of the incremental protocol
     (STREAM_WINDOWS_FAILPOINT, set for this invocation only).
 
-    The parsed manifest is kept and handed to the next invocation with the same files and
-    options (dbtRunner(manifest=...), dbt's way to skip parsing): a partial parse costs
-    0.2-0.5 s, and a change of `--vars` a full parse, 3-6 s, each time the tests switch
-    between `late_rows` policies and back."""
-    from dbt.cli.main import dbtRunner
-
-    argv = [*args, "--project-dir", str(project_dir), "--profiles-dir", str(PROJECT_DIR),
-            "--write-json" if write_json else "--no-write-json"]
-    _INVOCATIONS["commands"] += 1
-    manifest = None
-    if args[0] not in _PARSING_ITSELF:
-        key = _parse_key(args, project_dir)
-        if key not in _MANIFESTS:
-            _INVOCATIONS["parses"] += 1
-            options = [x for pair in key[1] for x in pair]
-            parsed = dbtRunner().invoke(["parse", *options, "--project-dir", str(project_dir),
-                                         "--profiles-dir", str(PROJECT_DIR), "--no-write-json"])
-            # A project that does not parse: the command parses it again and says why.
-            _MANIFESTS[key] = parsed.result if parsed.success else None
-        manifest = _MANIFESTS[key]
-    nodes = set(manifest.nodes) if manifest is not None else set()
+    Each project is parsed once per set of files and options (tests/dbt_in_process.py)."""
     if failpoint is not None:
         os.environ["STREAM_WINDOWS_FAILPOINT"] = failpoint
     try:
-        result = dbtRunner(manifest=manifest).invoke(argv)
+        result = _DBT.invoke([*args, "--write-json" if write_json else "--no-write-json"], project_dir=project_dir,
+                             locations=["--profiles-dir", str(PROJECT_DIR)])
     finally:
         os.environ.pop("STREAM_WINDOWS_FAILPOINT", None)
-        # An inline query (compile or show --inline) adds its node to the manifest and
-        # removes it after a run that completes, not after one that fails: remove it
-        # here, so the next inline query does not meet a second `inline_query`.
-        for added in set(manifest.nodes) - nodes if manifest is not None else ():
-            del manifest.nodes[added]
     if expect_success and not result.success:
         failed = [f"{r.node.name}: {r.status} {r.message}" for r in getattr(result.result, "results", [])
                   if str(r.status) not in ("success", "pass")]
@@ -107,9 +64,8 @@ def run_dbt(*args: str, project_dir: Path = PROJECT_DIR, expect_success: bool = 
 
 
 def pytest_terminal_summary(terminalreporter):
-    if _INVOCATIONS["commands"]:
-        terminalreporter.write_line(f"dbt in this process: {_INVOCATIONS['commands']} commands, "
-                                    f"{_INVOCATIONS['parses']} parses")
+    if _DBT.commands:
+        terminalreporter.write_line(f"dbt in this process: {_DBT.commands} commands, {_DBT.parses} parses")
 
 
 def compile_error(inline: str) -> str:

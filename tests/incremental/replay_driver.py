@@ -26,27 +26,20 @@ os.environ["DBT_PROFILES_DIR"] = str(PROJECT_DIR)
 os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
+from tests.dbt_in_process import DbtInProcess  # noqa: E402
 from tests.incremental.replay import FULL, SCHEMA, SEED, differing_rows  # noqa: E402
 from tests.incremental.replay import KILLED_RUN_MODELS as MODELS  # noqa: E402, N814
 
 SELECT = ["--select", *MODELS]
 
 
-_MANIFEST = []  # the project parsed once per process: its steps' commands share it
+_DBT = DbtInProcess()  # the project parsed once per process: its steps' commands share it
 
 
 def dbt(*args: str) -> None:
-    from dbt.cli.main import dbtRunner
-
-    paths = ["--project-dir", str(PROJECT_DIR), "--profiles-dir", str(PROJECT_DIR),
-             "--target-path", os.environ["STREAM_WINDOWS_SPARK_DIR"] + "/target",
-             "--log-path", os.environ["STREAM_WINDOWS_SPARK_DIR"] + "/logs", "--no-write-json"]
-    if not _MANIFEST:
-        parsed = dbtRunner().invoke(["parse", *paths])
-        if not parsed.success:
-            raise SystemExit(f"dbt parse failed: {parsed.exception}")
-        _MANIFEST.append(parsed.result)
-    result = dbtRunner(manifest=_MANIFEST[0]).invoke([*args, *paths])
+    spark_dir = os.environ["STREAM_WINDOWS_SPARK_DIR"]
+    result = _DBT.invoke([*args, "--no-write-json"], project_dir=PROJECT_DIR, locations=[
+        "--profiles-dir", str(PROJECT_DIR), "--target-path", spark_dir + "/target", "--log-path", spark_dir + "/logs"])
     if not result.success:
         raise SystemExit(f"dbt {' '.join(args)} failed: {result.exception or result.result}")
 
