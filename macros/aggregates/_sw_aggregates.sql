@@ -1,6 +1,6 @@
 {#- The aggregate vocabulary of the SQL window macros: the Odysseus set of
     docs/semantics.md (Odysseus section), with the same results as the engine's range
-    kernels (src/streamwindows/range_aggregates.py).
+    kernels (src/streamwindows/range_aggregates/).
 
     Users write aggregates as a mapping {output_column: "function(arguments)"};
     function names are case-insensitive. Each function is described once, here:

@@ -2,7 +2,7 @@
 
 For the engines whose groups are independent (StreamInsight count windows), or the
 per-group part of an engine (Odysseus interval semantics: a group's pieces and their
-aggregates; spark/interval_semantics.py decides their emission over the whole stream).
+aggregates; spark/interval_semantics/ decides their emission over the whole stream).
 Parameters are checked on the driver by running the engine on an empty frame of the
 input's schema (no Spark job), so a bad parameter fails before any work starts; the
 same run gives the output columns and their types.

@@ -20,7 +20,7 @@ start in its range and numbers them in emission order. ``emit_seq`` is the task'
 (from the tasks' counts) plus that number.
 
 Tumbling windows with aggregates that Spark SQL computes exactly skip the tasks: they
-are one SQL aggregation (field_dimension_tumbling), numbered by bitmaps of the groups'
+are one SQL aggregation (spark/field_dimension/tumbling.py), numbered by bitmaps of the groups'
 ranks per cell.
 
 Against the general path (per-group engine, then an as-of search over the stream and a
@@ -42,8 +42,8 @@ from streamwindows.field_dimension import (
     window_candidates,
     window_durations,
 )
-from streamwindows.spark import field_dimension_tumbling
 from streamwindows.spark.columns import SEQ, VALUE, quote
+from streamwindows.spark.field_dimension import tumbling as field_dimension_tumbling
 from streamwindows.spark.session import cached_until_next, session_setting
 
 ROWS_PER_TASK = 1_000_000
@@ -132,7 +132,7 @@ def grid_windows_by_value_ranges(df, params: FieldDimensionParams, schema: dict[
         ranked_stream = stream.withColumn(_GRANK, F.lit(0).cast("bigint"))
 
     if field_dimension_tumbling.applies(params, schema):
-        # Tumbling: one SQL aggregation (field_dimension_tumbling). It has no task to meet
+        # Tumbling: one SQL aggregation (spark/field_dimension/tumbling.py). It has no task to meet
         # a repeated seq within one value; seqs that are contiguous there are unique.
         if (last_seq - first_seq + 1 != stats["rows"].to_numpy(np.int64)).any() and not (
                 stream.groupBy(SEQ).count().where(F.col("count") > 1).isEmpty()):
