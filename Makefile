@@ -1,5 +1,5 @@
 # The two commands of the README: `make run` (set up, then dbt build on an embedded
-# local Spark) and `make test` (set up, then the whole test suite). Setup is
+# local Spark) and `make test` (set up, then the CI tier of the test suite). Setup is
 # idempotent: the virtual environment is created once and refreshed only when the
 # dependency files change.
 SHELL := /bin/bash
@@ -18,7 +18,7 @@ export DBT_PROFILES_DIR := $(CURDIR)
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: setup run test test-fast show docs pictures bench lint clean java browser cluster-up cluster-down
+.PHONY: setup run test test-fast test-all durations-table show docs pictures bench lint clean java browser cluster-up cluster-down
 
 setup: java browser $(STAMP)
 
@@ -44,15 +44,28 @@ $(STAMP): pyproject.toml constraints.txt $(ADAPTER_SOURCES)
 run: setup
 	$(BIN)/dbt build
 
+# The test tiers, by pytest marker (docs/development.md, "The test suite"):
+# test-fast, the inner loop: no Spark, within a minute (the engine, the benchmark
+#   report, the pictures);
+# test, the README's test command and CI's: every test not marked `proof`, within 20
+#   minutes on a quiet machine;
+# test-all: test plus the `proof` tier (the random-cut and fault-sequence replays, the
+#   killed run, the cluster, the many-example properties), within an hour.
+# Each run leaves every test's seconds in .spark/durations-<tier>.json; `make
+# durations-table` keeps the newest in bench/results/suite/ and regenerates
+# docs/development.md's table from it.
 test: setup
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -m "not proof" --durations-json .spark/durations-test.json
 
-# The inner loop, about a minute: the engine, the benchmark report and the pictures, no
-# Spark (make test stays the whole suite, and is what CI runs). The Spark layer's and
-# the macros' reference tests need no project build either: run them by path
-# (tests/engine_spark, tests/macros/test_*_vs_reference.py), about 11 minutes.
 test-fast: setup
-	$(BIN)/python -m pytest tests/engine tests/bench tests/docs/test_pictures.py
+	$(BIN)/python -m pytest -m fast tests/engine tests/bench tests/docs
+
+test-all: setup
+	$(BIN)/python -m pytest --durations-json .spark/durations-all.json
+
+durations-table: setup
+	$(BIN)/python scripts/suite_durations.py save $$(ls -t .spark/durations-*.json | head -1)
+	$(BIN)/python scripts/suite_durations.py table
 
 # A model's first rows, after `make run`: make show MODEL=weather_minmax_24h [LIMIT=50]
 show: setup

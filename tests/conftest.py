@@ -7,6 +7,7 @@ test). The suite's catalog lives in <project>/.spark/pytest, apart from `make ru
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import sys
@@ -18,8 +19,8 @@ import pytest
 from tests.dbt_in_process import DbtInProcess
 
 PROJECT_DIR = Path(__file__).resolve().parents[1]
-# Hypothesis examples of the slow-marked properties, one per engine family (the others
-# run 8-25): make test runs them; `pytest -m "not slow"` leaves them out.
+# Hypothesis examples of the many-example properties, one per engine family (the others
+# run 8-25): marked `proof`, so `make test-all` runs them and `make test` leaves them out.
 MANY_EXAMPLES = 40
 SPARK_DIR = PROJECT_DIR / ".spark" / "pytest"
 
@@ -61,6 +62,46 @@ def run_dbt(*args: str, project_dir: Path = PROJECT_DIR, expect_success: bool = 
                   if str(r.status) not in ("success", "pass")]
         raise DbtFailure(f"dbt {' '.join(args)} failed: {result.exception or failed}")
     return result
+
+
+# The `fast` tier (make test-fast): the tests that need no Spark and no dbt command.
+FAST = ("tests/engine/", "tests/bench/", "tests/docs/test_pictures.py", "tests/docs/test_suite_durations.py")
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if Path(item.path).relative_to(PROJECT_DIR).as_posix().startswith(FAST):
+            item.add_marker(pytest.mark.fast)
+
+
+def pytest_addoption(parser):
+    parser.addoption("--durations-json", metavar="PATH", default=None,
+                     help="write every test's seconds (setup, call and teardown) and tier to PATH "
+                          "(scripts/suite_durations.py turns it into docs/development.md's table)")
+
+
+_SECONDS: dict[str, float] = {}
+_OUTCOMES: dict[str, str] = {}
+
+
+def pytest_runtest_logreport(report):
+    _SECONDS[report.nodeid] = _SECONDS.get(report.nodeid, 0.0) + report.duration
+    if _OUTCOMES.get(report.nodeid) != "failed" and (report.when == "call" or not report.passed):
+        _OUTCOMES[report.nodeid] = report.outcome  # a failed phase stays failed
+
+
+def pytest_sessionfinish(session):
+    path = session.config.getoption("--durations-json", None)
+    if not path or not _SECONDS:
+        return
+    import json
+
+    tiers = {item.nodeid: ("fast" if item.get_closest_marker("fast") else
+                           "proof" if item.get_closest_marker("proof") else "test") for item in session.items}
+    tests = [{"test": nodeid, "tier": tiers.get(nodeid, "test"), "seconds": round(seconds, 2),
+              "outcome": _OUTCOMES.get(nodeid, "passed")} for nodeid, seconds in _SECONDS.items()]
+    Path(path).write_text(json.dumps({"markers": session.config.getoption("markexpr") or "",
+                                      "tests": tests}, indent=1) + "\n")
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -133,9 +174,19 @@ def docs_target(project_build, tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def spark(project_build, spark_session):
-    """The SparkSession, after the whole project was built."""
+def spark(spark_session):
+    """The run's SparkSession. A test module that reads the project's tables asks for
+    the whole build too (`pytestmark = pytest.mark.usefixtures("project_build")`); the
+    macros', the Spark layer's and the adapter's tests make their own inputs and run
+    without it."""
     return spark_session
+
+
+@functools.cache
+def compiled(inline: str) -> str:
+    """The SQL of `dbt compile --inline`, compiled once per text in the run (the macro
+    tests run one compiled configuration on many generated inputs)."""
+    return run_dbt("compile", "--inline", inline).result.results[0].node.compiled_code
 
 
 def rows(spark, sql: str) -> list[dict]:

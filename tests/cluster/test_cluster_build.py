@@ -8,7 +8,12 @@ their merge, interval semantics) with what they read: the data tests ran on the
 local build, and the whole project on a cluster adds no plan these do not run.
 
 The executors run a lean interpreter that has only pyspark, pandas, pyarrow and numpy,
-not the project: the Python models' engine must reach them by itself (addPyFile)."""
+not the project: the Python models' engine must reach them by itself (addPyFile).
+
+A `proof` test (make test-all): in `make test`, tests/e2e/test_project_build.py's
+test_build_runs_every_node_successfully builds the same models on the embedded Spark,
+and test_same_output_whatever_the_shuffle_partitions checks they do not depend on how
+the rows are partitioned."""
 
 from __future__ import annotations
 
@@ -38,6 +43,7 @@ SELECTED = [
 ]
 
 
+@pytest.mark.proof
 @pytest.mark.cluster
 def test_cluster_build_equals_local_build(project_build, spark, cluster, lean_python):
     assert cluster.alive_workers() == 2

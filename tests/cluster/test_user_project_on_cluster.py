@@ -1,6 +1,10 @@
 """A user's own project, with stream_windows installed as a package, runs its Python
 model on a standalone cluster whose workers do not have the engine: the README's
-`cluster` profile target, the engine shipped to the executors by itself."""
+`cluster` profile target, the engine shipped to the executors by itself.
+
+A `proof` test (make test-all): in `make test`, tests/package/test_user_project.py's
+test_each_macro_family_gives_the_hand_worked_rows builds the same Python model from the
+same README steps on the embedded Spark."""
 
 from __future__ import annotations
 
@@ -9,22 +13,26 @@ import json
 import pytest
 
 from tests.cluster.conftest import CLUSTER_DIR
-from tests.package.test_user_project import (
+from tests.package.user_project_steps import (
     EXPECTED,
     dbt,
+    install_user_project,
     read_expected,
     read_table,
     user_env,
-)
-from tests.package.test_user_project import (
-    user_project as user_project,  # noqa: F401  (the fixture: the README's install steps)
 )
 
 FIELD_MODEL = "readings_field_1h"
 
 
+@pytest.fixture(scope="module")
+def user_project(tmp_path_factory):
+    return install_user_project(tmp_path_factory.mktemp("user"))
+
+
+@pytest.mark.proof
 @pytest.mark.cluster
-def test_the_users_python_model_runs_on_the_cluster(user_project, cluster, lean_python):  # noqa: F811
+def test_the_users_python_model_runs_on_the_cluster(user_project, cluster, lean_python):
     assert cluster.alive_workers() == 2
     profiles = (user_project / "profiles.yml").read_text()
     assert 'spark.master: "spark://host:7077"' in profiles  # the README's cluster target, filled in

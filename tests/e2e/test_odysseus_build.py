@@ -7,7 +7,12 @@ from __future__ import annotations
 
 import datetime as dt
 
+import pytest
+
 from tests.conftest import rows
+
+# The tests read the tables of the whole project's build.
+pytestmark = pytest.mark.usefixtures("project_build")
 
 SCHEMA = "stream_windows"
 ODYSSEUS_NODES = ("auction_bid_partials", "auction_bidder_max_price", "auction_bidder_stats_direct")

@@ -14,6 +14,9 @@ import pytest
 
 from tests.conftest import PROJECT_DIR, exact_shuffle_partitions, rows
 
+# The tests read the tables of the whole project's build.
+pytestmark = pytest.mark.usefixtures("project_build")
+
 SCHEMA = "stream_windows"
 
 

@@ -23,8 +23,6 @@ from .reference_field_dimension import is_null, rows
 WINDOW = ["point_at", "window_start", "window_end", "event_count", "is_final", "emit_seq"]
 
 
-
-
 def clipped_lifetimes(events):
     return list(zip(events["clipped_start"].tolist(), events["clipped_end"].tolist(), strict=True))
 

@@ -1,7 +1,6 @@
 """The field-dimension engine: the document's examples, every error message, and
 hypothesis properties against the tuple-by-tuple reference."""
 
-import math
 
 import numpy as np
 import pandas as pd
@@ -22,22 +21,17 @@ from streamwindows import (
     validate_parameters,
 )
 from streamwindows.field_dimension import ARRIVAL_POSITION, CANDIDATE_COLUMNS
-
-from .reference_field_dimension import is_null, reference_field_dimension
+from tests.engine.field_dimension_cases import (
+    AGGREGATES,
+    LATE,
+    assert_same_emissions,
+    opened_late,
+    scenarios,
+    trades,
+)
+from tests.engine.reference_field_dimension import reference_field_dimension, rows
 
 COLUMNS = ["window_start", "window_end", "emit_kind", "emitted_at", "emit_seq", "row_count"]
-
-
-def trades():
-    """The document's Aggregate Operator Field Dimension Sample input."""
-    return pd.DataFrame(
-        {
-            "seq": range(1, 9),
-            "time": [10, 20, 40, 41, 45, 50, 55, 65],
-            "symbol": ["AMAT", "AMAT", "AMAT", "AMAT", "INTC", "AMAT", "INTC", "AMAT"],
-            "volume": [100, 200, 100, 100, 100, 200, 300, 100],
-        }
-    )
 
 
 def weather(days=range(1, 11)):
@@ -49,14 +43,6 @@ def weather(days=range(1, 11)):
             "low_temp": [60.0 + (d * 7) % 5 for d in days],
         }
     )
-
-
-def rows(frame):
-    """The frame as tuples of plain Python values (NULL -> None)."""
-    return [
-        tuple(None if is_null(v) else (v.item() if hasattr(v, "item") else v) for v in row)
-        for row in frame.astype(object).itertuples(index=False)
-    ]
 
 
 TRADES_OUT = ["symbol", *COLUMNS, "total_volume"]
@@ -210,15 +196,6 @@ def test_weekly_moving_average_all():
         (1, 8, 7), (2, 9, 7), (3, 10, 7),
     ]
     assert result["low_avg"].iloc[1] == pytest.approx(frame["low_temp"][:2].mean())
-
-
-def opened_late():
-    """docs/semantics.md's late-opened window: size 20, advance 5, emit_every 4, one
-    group, tuples 14 then 24."""
-    return pd.DataFrame({"x": [14, 24], "volume": [100, 200]})
-
-
-LATE = dict(field="x", size=20, advance=5, emit_every=4)
 
 
 @pytest.mark.parametrize(
@@ -640,102 +617,6 @@ def test_group_windows_errors():
 
 # --------------------------------------------------------------------------------------
 # Properties against the reference
-
-AGGREGATES = {
-    "sum_x": "sum(x)",
-    "count_all": "count(*)",
-    "count_x": "count(x)",
-    "avg_x": "avg(x)",
-    "min_y": "min(y)",
-    "max_x": "max(x)",
-    "first_y": "first(y)",
-    "last_x": "last(x)",
-    "sum_y": "sum(y)",
-}
-
-
-@st.composite
-def scenarios(draw):
-    kind = draw(st.sampled_from(["int", "float"]))
-    n = draw(st.integers(0, 24))
-    if kind == "int":
-        step = st.one_of(st.just(0), st.integers(0, 3), st.integers(4, 30))
-        value = draw(st.integers(-25, 25))
-    else:
-        step = st.one_of(
-            st.just(0.0), st.sampled_from([0.25, 0.5, 1.0, 2.5]), st.floats(0, 3),
-            st.floats(3, 30),
-        )
-        value = draw(st.floats(-25, 25))
-    values = []
-    for _ in range(n):
-        values.append(value)
-        value = value + draw(step)
-    n_groups = draw(st.integers(1, 6))
-    frame = pd.DataFrame(
-        {
-            "t": np.array(values, dtype=np.int64 if kind == "int" else np.float64),
-            "g": draw(st.lists(st.integers(0, n_groups - 1), min_size=n, max_size=n)),
-            "h": draw(st.lists(st.sampled_from(["p", "q"]), min_size=n, max_size=n)),
-            "x": pd.array(
-                draw(st.lists(st.one_of(st.none(), st.integers(-50, 50)), min_size=n,
-                              max_size=n)),
-                dtype="Int64",
-            ),
-            "y": draw(st.lists(st.one_of(st.just(np.nan), st.floats(-100, 100)), min_size=n,
-                               max_size=n)),
-        }
-    )
-    frame["y"] = frame["y"].astype(np.float64)
-
-    fractional = kind == "float" or draw(st.booleans())
-    if fractional:
-        length = st.one_of(st.integers(1, 12), st.floats(0.5, 12))
-    else:
-        length = st.integers(1, 12)
-    size = draw(st.one_of(st.none(), length, length, length, length))
-    opening = draw(st.sampled_from(["advance", "advance", "none"]))
-    options = dict(field="t", size=size, opening=opening)
-    if opening == "advance" and size is not None:
-        divisor = draw(st.integers(1, 6))
-        options["advance"] = draw(
-            st.sampled_from([None, size / divisor, max(1, int(size) // divisor)])
-        )
-        if options["advance"] is not None and options["advance"] > size:
-            options["advance"] = None
-        offsets = st.integers(-10, 10)
-        options["offset"] = draw(st.one_of(offsets, st.floats(-10, 10)) if fractional
-                                 else offsets)
-        options["optional_windows"] = draw(st.sampled_from(["single", "all"]))
-    every = st.one_of(st.integers(1, 8), st.floats(0.5, 8)) if fractional else st.integers(
-        1, 8
-    )
-    if size is None:
-        every = every.map(lambda e: e * 10)  # points run to the end of input: keep few
-    options["emit_every"] = draw(st.one_of(st.none(), every))
-    options["drain"] = draw(st.booleans()) or (size is None and draw(st.booleans()))
-    options["group_by"] = draw(st.sampled_from([[], ["g"], ["g", "h"]]))
-    if draw(st.booleans()):
-        frame["arrival"] = np.arange(n) * 3 + 7
-        frame = frame.sample(frac=1, random_state=draw(st.integers(0, 10**6)))
-        options["seq"] = "arrival"
-    return frame, options
-
-
-def assert_same_emissions(actual, expected, context=""):
-    assert list(actual.columns) == list(expected.columns)
-    detail = f"{context}\nengine:\n{actual.to_string()}\nreference:\n{expected.to_string()}"
-    assert len(actual) == len(expected), detail
-    for got_row, want_row in zip(rows(actual), rows(expected), strict=True):
-        for column, got, want in zip(actual.columns, got_row, want_row, strict=True):
-            if want is None or got is None:
-                assert got is None and want is None, (column, got, want, detail)
-            elif isinstance(got, float) or isinstance(want, float):
-                assert math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-9), (
-                    column, got, want, detail
-                )
-            else:
-                assert got == want, (column, got, want, detail)
 
 
 @settings(max_examples=300, deadline=None)

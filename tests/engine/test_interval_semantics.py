@@ -23,8 +23,6 @@ from .reference_interval import reference_interval
 OUT = ["window_start", "window_end", "emit_kind", "emitted_at", "emit_seq", "event_count"]
 
 
-
-
 # The document's figure, with t1..t4 = 10, 20, 30, 40: four events valid before t1 form
 # the piece of count 4; the new event is valid over [t1, t4); the two events that make
 # the piece of count 2 over [t2, t3) start at t2, so in a stream ordered by start they

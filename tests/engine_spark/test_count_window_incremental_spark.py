@@ -14,23 +14,22 @@ from hypothesis import strategies as st
 from streamwindows import InvalidParameterError, NullFieldError, OutOfOrderError, time_weighted_average
 from streamwindows.spark import count_window_incremental_spark
 from tests.conftest import exact_shuffle_partitions
-from tests.engine_spark.test_interval_incremental_spark import long_stream, overwrite, with_a_new_null
-from tests.engine_spark.test_per_group_engines_spark import SCHEMA, events, same_ordered_rows
+from tests.engine_spark import tables
+from tests.engine_spark.streams import SCHEMA, events, long_stream, with_a_new_null
+from tests.engine_spark.tables import same_ordered_rows
 
 OPTIONS = dict(time="t0", end="t1", group_by="g", arrival="seq", partition=5,
                aggregates={"k": "count(*)", "s": "sum(v)", "hi": "max(v)"},
                user_aggregates={"twa": time_weighted_average("v")})
 
 
+def provisional_rows_have_no_partition(written: pd.DataFrame) -> None:
+    assert written["time_partition"].isna().eq(~written["is_final"]).all()
+
+
 def build_in_batches(spark, frame: pd.DataFrame, cuts, **options) -> pd.DataFrame:
-    table, schema = None, None
-    for cut in cuts:
-        previous = None if table is None else spark.createDataFrame(table, schema)
-        batch = count_window_incremental_spark(spark.createDataFrame(frame.iloc[:cut], SCHEMA), previous, **options)
-        written = batch.toPandas()
-        assert written["time_partition"].isna().eq(~written["is_final"]).all()
-        table, schema = overwrite(table, written), batch.schema
-    return table
+    return tables.build_in_batches(spark, count_window_incremental_spark, frame, cuts,
+                                   check_written=provisional_rows_have_no_partition, **options)
 
 
 def full_build(spark, frame: pd.DataFrame, **options) -> pd.DataFrame:
@@ -51,7 +50,10 @@ def test_batches_equal_a_full_build(spark, frame, n, data):
     in_order(build_in_batches(spark, frame, cuts, **options), full_build(spark, frame, **options))
 
 
+@pytest.mark.proof
 def test_many_groups_across_a_gap_equal_a_full_build(spark):
+    """A `proof` test: 2,000 events in 30 groups over eight cuts. Guarded in `make test`
+    by test_batches_equal_a_full_build (random streams, random cuts)."""
     frame = long_stream()
     cuts = [40, 150, 151, 700, 1199, 1201, 1600, 2000]  # groups still short of N at 40; a cut past the gap
     options = {**OPTIONS, "n": 4}

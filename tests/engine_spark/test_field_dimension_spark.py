@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from streamwindows import InvalidParameterError, NullFieldError, OutOfOrderError, field_dimension_aggregate
 from streamwindows.spark import field_dimension_aggregate_spark, field_dimension_incremental_spark
 from tests.conftest import MANY_EXAMPLES, exact_shuffle_partitions
-from tests.engine.test_field_dimension import (
+from tests.engine.field_dimension_cases import (
     AGGREGATES,
     LATE,
     assert_same_emissions,
@@ -20,7 +20,8 @@ from tests.engine.test_field_dimension import (
     scenarios,
     trades,
 )
-from tests.engine_spark.test_interval_incremental_spark import overwrite
+from tests.engine_spark.streams import random_stream
+from tests.engine_spark.tables import overwrite
 
 
 def spark_frame(spark, frame: pd.DataFrame):
@@ -33,17 +34,18 @@ def on_spark(spark, frame, partitions=None, **options):
     return result.toPandas().sort_values("emit_seq", ignore_index=True)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
 @given(scenarios())
 def test_spark_matches_pandas_engine(spark, scenario):
     spark_matches_pandas_engine(spark, scenario)
 
 
-@pytest.mark.slow
+@pytest.mark.proof
 @settings(max_examples=MANY_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 @given(scenarios())
 def test_spark_matches_pandas_engine_on_many_streams(spark, scenario):
-    """StreamBase's family on many more scenarios."""
+    """StreamBase's family on many more scenarios. Guarded in `make test` by
+    test_spark_matches_pandas_engine (the same check, 12 scenarios)."""
     spark_matches_pandas_engine(spark, scenario)
 
 
@@ -78,16 +80,6 @@ def test_window_opened_late_on_spark(spark, optional_windows):
     assert set(intermediate["emitted_at"]) == {24}
 
 
-def random_stream(n=3000, groups=40, seed=7):
-    rng = np.random.default_rng(seed)
-    return pd.DataFrame({
-        "seq": np.arange(n) * 3 + 11,
-        "t": np.cumsum(rng.integers(0, 4, n)),
-        "g": rng.choice([f"s{i}" for i in range(groups)], n, p=np.arange(groups, 0, -1) / sum(range(1, groups + 1))),
-        "v": rng.integers(0, 1000, n),
-    })
-
-
 @pytest.mark.parametrize("options", [
     pytest.param(dict(size=30, advance=30), id="tumbling"),
     pytest.param(dict(size=70, advance=10, emit_every=25, drain=True), id="hopping with intermediates and drain"),
@@ -114,7 +106,7 @@ def test_value_range_tasks_each_get_a_partition_of_their_own(spark):
     partition): checked against Spark's own hash for several task counts."""
     from pyspark.sql import functions as F
 
-    from streamwindows.spark.field_dimension_ranges import _partition_keys
+    from streamwindows.spark.field_dimension.ranges import _partition_keys
 
     for tasks in (1, 2, 8, 10, 37):
         keys = _partition_keys(tasks)
@@ -126,7 +118,7 @@ def test_value_range_tasks_each_get_a_partition_of_their_own(spark):
 def test_value_range_tasks_sharing_a_partition_each_keep_their_own_range(spark, monkeypatch):
     """Should two tasks' rows ever meet in one partition, each task still computes its
     own range (all four tasks' keys made equal here)."""
-    from streamwindows.spark import field_dimension_ranges
+    from streamwindows.spark.field_dimension import ranges as field_dimension_ranges
 
     monkeypatch.setattr(field_dimension_ranges, "_partition_keys", lambda tasks: [7] * tasks)
     frame = random_stream()

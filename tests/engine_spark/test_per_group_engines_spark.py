@@ -24,50 +24,9 @@ from streamwindows.spark.per_group import apply_per_group
 from streamwindows.spark.session import session_setting
 from tests.conftest import MANY_EXAMPLES, exact_shuffle_partitions
 from tests.engine.reference_field_dimension import rows
-
-SCHEMA = "seq long, g string, t0 long, t1 long, v double"
-
-
-@st.composite
-def events(draw):
-    """Per group: starts that never decrease in arrival order, lifetimes 1..6."""
-    data, clocks = [], {}
-    for seq in range(1, draw(st.integers(1, 30)) + 1):
-        g = draw(st.sampled_from(["a", "b", "c", None]))
-        clocks[g] = clocks.get(g, 0) + draw(st.sampled_from([0, 1, 2, 4]))
-        data.append((seq, g, clocks[g], clocks[g] + draw(st.integers(1, 6)),
-                     draw(st.one_of(st.none(), st.floats(-9, 9).map(lambda v: round(v, 3))))))
-    return pd.DataFrame(data, columns=["seq", "g", "t0", "t1", "v"]).astype({"v": "float64"})
-
-
-@st.composite
-def ordered_events(draw):
-    """One stream for every group: starts that never decrease in arrival order, whatever
-    the group (steps of 0 for ties, gaps longer than any lifetime), lifetimes 1..6."""
-    data, clock = [], draw(st.integers(-3, 3))
-    for seq in range(1, draw(st.integers(1, 30)) + 1):
-        clock += draw(st.sampled_from([0, 0, 1, 2, 4, 9]))
-        data.append((seq, draw(st.sampled_from(["a", "b", "c", None])), clock, clock + draw(st.integers(1, 6)),
-                     draw(st.one_of(st.none(), st.floats(-9, 9).map(lambda v: round(v, 3))))))
-    return pd.DataFrame(data, columns=["seq", "g", "t0", "t1", "v"]).astype({"v": "float64"})
-
-
-def same_rows(actual: pd.DataFrame, expected: pd.DataFrame, key: list[str]):
-    columns = [c for c in expected.columns if c != "emit_seq"]
-    order = lambda frame: frame[columns].sort_values(key, ignore_index=True)  # noqa: E731
-    got, want = rows(order(actual)), rows(order(expected))
-    assert len(got) == len(want)
-    for a, b in zip(got, want, strict=True):
-        assert a == pytest.approx(b, nan_ok=True), (a, b)
-
-
-def same_ordered_rows(actual: pd.DataFrame, expected: pd.DataFrame):
-    """The same columns and rows, emit_seq included, in emit_seq order."""
-    assert list(actual.columns) == list(expected.columns)
-    got, want = rows(actual.sort_values("emit_seq", ignore_index=True)), rows(expected)
-    assert len(got) == len(want), (got, want)
-    for a, b in zip(got, want, strict=True):
-        assert a == pytest.approx(b, nan_ok=True), (a, b)
+from tests.engine_spark.conftest import PLANS
+from tests.engine_spark.streams import SCHEMA, events, ordered_events
+from tests.engine_spark.tables import same_ordered_rows, same_rows
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
@@ -86,11 +45,12 @@ def test_interval_semantics_on_spark_equals_pandas(spark, frame, drain, latency)
     interval_semantics_on_spark_equals_pandas(spark, frame, drain, latency)
 
 
-@pytest.mark.slow
+@pytest.mark.proof
 @settings(max_examples=MANY_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 @given(frame=ordered_events(), drain=st.booleans(), latency=st.booleans())
 def test_interval_semantics_on_spark_equals_pandas_on_many_streams(spark, frame, drain, latency):
-    """Odysseus's family on many more streams."""
+    """Odysseus's family on many more streams. Guarded in `make test` by
+    test_interval_semantics_on_spark_equals_pandas (the same check, 8 streams)."""
     interval_semantics_on_spark_equals_pandas(spark, frame, drain, latency)
 
 
@@ -113,30 +73,6 @@ def a_then_b() -> pd.DataFrame:
         "t1": [10, 25, 40, 35, 31, 33, 31, 62, 70],
         "v": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, None, 8.0, 9.0],
     })
-
-
-PLANS = [
-    pytest.param({}, id="distinct starts"),
-    # Numbered by ranges whatever the machine's cores (on two, one task numbers them all).
-    pytest.param({"ROWS_PER_RANGE": 4, "ONE_TASK_UP_TO_CORES": 0}, id="distinct starts, numbered by ranges"),
-    pytest.param({"DISTINCT_VALUES_LIMIT": 1, "ONE_TASK_UP_TO_CORES": 0}, id="general plan"),
-    # On a machine of few cores one task numbers them all: past ROWS_PER_RANGE, and in the
-    # general plan, whose rows still carry their range (numbered by range, then keys).
-    pytest.param({"ROWS_PER_RANGE": 4, "ONE_TASK_UP_TO_CORES": 10**6}, id="distinct starts, one task on few cores"),
-    pytest.param({"DISTINCT_VALUES_LIMIT": 1, "ONE_TASK_UP_TO_CORES": 10**6}, id="general plan, one task on few cores"),
-]
-
-
-@pytest.fixture
-def interval_plan(request, monkeypatch):
-    """The interval plan's limits for one test (the general plan runs past
-    DISTINCT_VALUES_LIMIT distinct starts; outputs past ROWS_PER_RANGE rows are numbered
-    by ranges on more than ONE_TASK_UP_TO_CORES cores)."""
-    import streamwindows.spark.interval_semantics as module
-
-    for name, value in request.param.items():
-        monkeypatch.setattr(module, name, value)
-    return request.param
 
 
 @pytest.mark.parametrize("interval_plan", PLANS, indirect=True)

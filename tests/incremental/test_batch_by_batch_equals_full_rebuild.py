@@ -25,6 +25,9 @@ import pytest
 from tests.conftest import PROJECT_DIR, DbtFailure, run_dbt
 from tests.incremental.replay import COMPANIONS, FULL, MODELS, SCHEMA, SEED, differing_rows
 
+# The tests replay the whole project's build batch by batch.
+pytestmark = pytest.mark.usefixtures("project_build")
+
 COUNT_WINDOW = "hourly_temperatures_city_count_window_24"
 FIELD_WINDOW = "hourly_temperatures_city_field_6h"
 INTERVALS = "hourly_temperatures_city_valid_3h"
@@ -99,8 +102,16 @@ def assert_equals_full_rebuild(spark, snapshots: dict[str, str], cuts) -> None:
         spark.sql(f"drop table {snapshot}")
 
 
+@pytest.mark.proof
 def test_batches_cut_anywhere_and_gaps_of_days_equal_a_full_rebuild(replay):
-    """Seven batches over a month and four days. The cuts fall inside windows, and the
+    """A `proof` test (make test-all). In `make test`, every model crosses a batch
+    boundary and meets a late row, each ending equal to a full rebuild, in
+    test_reprocess_recomputes_the_late_rows_windows (the SQL models; the count window,
+    the field dimension and interval semantics refuse the row there, as their full
+    rebuild does) and test_python_models_audit_late_rows_as_the_sql_models_do (the
+    Python models, under 'audit').
+
+    Seven batches over a month and four days. The cuts fall inside windows, and the
     odd ones between the two cities' readings of one hour (tied times); the last two
     batches cross into February, the hourly models' next partition. Days 9-10 never arrive,
     and San Francisco's readings stop from Jan 7 noon to Jan 12: the windows after a gap
@@ -360,7 +371,21 @@ def table_rows(spark, model: str) -> list:
     return sorted(spark.sql(f"select * from {SCHEMA}.{model}").collect())
 
 
+def test_a_run_failing_in_its_commit_then_rerun_equals_a_full_rebuild(replay):
+    """One fault of the sequence below, the one with the most to undo: the run fails
+    after its first commit statement, the table written, the rest of its record not."""
+    runs_failing_then_rerun(replay, [("in_commit", False)])
+
+
+@pytest.mark.proof
 def test_a_run_failing_at_any_point_of_its_protocol_then_rerun_equals_a_full_rebuild(replay):
+    """A `proof` test (make test-all): every fault point, in and out of a full refresh.
+    Guarded in `make test` by one point of the same sequence:
+    test_a_run_failing_in_its_commit_then_rerun_equals_a_full_rebuild."""
+    runs_failing_then_rerun(replay, FAULTS)
+
+
+def runs_failing_then_rerun(replay, faults) -> None:
     spark, total, arrive = replay
     arrive("seq <= 300")
     run_dbt("run", "--select", *PROTOCOL_MODELS, "--full-refresh")
@@ -369,7 +394,7 @@ def test_a_run_failing_at_any_point_of_its_protocol_then_rerun_equals_a_full_reb
     cut = 700
     arrive(f"seq <= {cut}")
     run_dbt("run", "--select", *PROTOCOL_MODELS)
-    for point, full_refresh in FAULTS:
+    for point, full_refresh in faults:
         before = {m: table_rows(spark, m) for m in PROTOCOL_MODELS}
         cut += 70
         arrive(f"seq <= {cut}")
@@ -391,7 +416,7 @@ def test_a_run_failing_at_any_point_of_its_protocol_then_rerun_equals_a_full_reb
     for model in PROTOCOL_MODELS:
         compiled = next((PROJECT_DIR / "target" / "compiled").rglob(f"{model}.sql")).read_text()
         assert "/* stream_windows.plan {" in compiled, model
-    assert_equals_full_rebuild(spark, snapshot(spark, PROTOCOL_MODELS), FAULTS)
+    assert_equals_full_rebuild(spark, snapshot(spark, PROTOCOL_MODELS), faults)
 
 
 # Where a Python model's run fails (the adapter's incremental materialization):
@@ -401,7 +426,21 @@ def test_a_run_failing_at_any_point_of_its_protocol_then_rerun_equals_a_full_reb
 PYTHON_FAULTS = ["after_prepare", "before_commit", "in_commit"]
 
 
+def test_a_python_models_run_failing_in_its_commit_then_rerun_equals_a_full_rebuild(replay):
+    """One fault of the sequence below: the run fails between its commit's drop and
+    rename, a late row arriving in it."""
+    python_runs_failing_then_rerun(replay, ["in_commit"])
+
+
+@pytest.mark.proof
 def test_a_python_models_run_failing_at_any_point_then_rerun_equals_a_full_rebuild(replay):
+    """A `proof` test (make test-all): every fault point of the Python models. Guarded
+    in `make test` by one point of the same sequence:
+    test_a_python_models_run_failing_in_its_commit_then_rerun_equals_a_full_rebuild."""
+    python_runs_failing_then_rerun(replay, PYTHON_FAULTS)
+
+
+def python_runs_failing_then_rerun(replay, faults: list[str]) -> None:
     """The Python models write beside their table before its write (the late-row
     audit, the staged fingerprints) and after it (the commit). A run failing at each
     point, a late row arriving in the first failing run, and a rerun with a new batch
@@ -419,10 +458,10 @@ def test_a_python_models_run_failing_at_any_point_then_rerun_equals_a_full_rebui
         spark.sql(f"insert into {SEED} select * from {FULL} where seq > {cut} and seq <= {cut + 70}")
         cut += 70
 
-    for point in PYTHON_FAULTS:
+    for point in faults:
         before = {m: table_rows(spark, m) for m in python}
         next_batch()
-        if point == PYTHON_FAULTS[0]:
+        if point == faults[0]:
             spark.sql(f"insert into {SEED} {late_reading(spark, total, 30)}")
         result = run_dbt("run", "--select", *python, "--vars", f"{{{audit}}}", failpoint=point,
                          expect_success=False)

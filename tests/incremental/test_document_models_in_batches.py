@@ -17,6 +17,9 @@ import pytest
 from tests.conftest import run_dbt
 from tests.incremental.replay import SCHEMA, differing_rows
 
+# The tests replay the whole project's build batch by batch.
+pytestmark = pytest.mark.usefixtures("project_build")
+
 # seed -> the incremental window models over it
 MODELS_BY_SEED = {
     "weather": ["weather_minmax_24h", "weather_city_stats_24h"],
@@ -86,7 +89,14 @@ def seeds(spark):
         spark.sql(f"drop table {table}")
 
 
+@pytest.mark.proof
 def test_document_models_built_in_batches_equal_a_full_rebuild(spark, seeds):
+    """A `proof` test (make test-all): every incremental configuration of the documents'
+    models (18 models over 11 seeds). Each mechanism crosses a batch boundary and meets a
+    late row in `make test` on the hourly readings, ending equal to a full rebuild:
+    test_batch_by_batch_equals_full_rebuild.py's
+    test_reprocess_recomputes_the_late_rows_windows (the SQL models) and
+    test_python_models_audit_late_rows_as_the_sql_models_do (the Python models)."""
     held = seeds(1)
     run_dbt("run", "--select", *MODELS, "--full-refresh")
     for batch in range(2, BATCHES + 1):

@@ -13,6 +13,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from tests.conftest import PROJECT_DIR
 from tests.incremental.replay import KILLED_RUN_MODELS as MODELS
 
@@ -28,7 +30,13 @@ def run_driver(env, *args: str) -> str:
     return done.stdout
 
 
+@pytest.mark.proof
 def test_a_build_killed_mid_run_then_rerun_equals_a_full_rebuild(tmp_path):
+    """A `proof` test (make test-all): a real process killed at a random moment. Guarded
+    in `make test` by the runs that fail at a named point of the protocol and are rerun
+    (test_batch_by_batch_equals_full_rebuild.py:
+    test_a_run_failing_in_its_commit_then_rerun_equals_a_full_rebuild and its Python
+    models' twin)."""
     env = {**os.environ, "STREAM_WINDOWS_SPARK_DIR": str(tmp_path / "spark")}
     # The first process builds the first 400 readings whole, then is killed during its
     # incremental run somewhere between the first model's start and the last one's

@@ -1,15 +1,21 @@
 """Commands that only read (parse, ls, compile, show, docs generate) create, fill and
 alter nothing, whatever `--vars` say: with a late row present and `late_rows: audit`,
-and a new entity for the Fenl windows, every table, its properties and its row count
-are the same after them as before, and the next run still sees the late row and the
+and a new entity for the Fenl windows, the schema's tables, the models' properties and
+every file of the schema's folder are the same after them as before, and the next run still sees the late row and the
 new entity as new."""
 
 from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import urlparse
 
 import pytest
 
 from tests.conftest import run_dbt
 from tests.incremental.replay import SCHEMA, SEED
+
+# The tests run commands on the whole project's build.
+pytestmark = pytest.mark.usefixtures("project_build")
 
 AUDIT = ["--vars", "{late_rows: audit}"]
 MODELS = [
@@ -22,17 +28,20 @@ MODELS = [
 ]
 
 
-def catalog(spark) -> dict[str, tuple]:
-    snapshot = {}
-    for row in spark.sql(f"show tables in {SCHEMA}").collect():
-        if row["isTemporary"]:
-            continue
-        name = f"{SCHEMA}.{row['tableName']}"
-        properties = {r["key"]: r["value"] for r in spark.sql(f"show tblproperties {name}").collect()
-                      if r["key"] != "transient_lastDdlTime"}
-        count = spark.sql(f"select count(*) as n from {name}").first()["n"]
-        snapshot[row["tableName"]] = (properties, count)
-    return snapshot
+def catalog(spark) -> tuple:
+    """What a command could write: the schema's tables, the table properties of the
+    models and the tables they keep beside them (where a run records its watermark and
+    state), and every file under the schema's folder (any table's rows), with its size
+    and modification time."""
+    tables = sorted(r["tableName"] for r in spark.sql(f"show tables in {SCHEMA}").collect() if not r["isTemporary"])
+    properties = {name: {r["key"]: r["value"] for r in spark.sql(f"show tblproperties {SCHEMA}.{name}").collect()
+                         if r["key"] != "transient_lastDdlTime"}
+                  for name in tables if name.startswith(tuple(MODELS))}
+    location = spark.sql(f"describe schema {SCHEMA}").where("info_name = 'Location'").first()["info_value"]
+    folder = Path(urlparse(location).path)
+    files = {str(f.relative_to(folder)): (f.stat().st_size, f.stat().st_mtime_ns)
+             for f in folder.rglob("*") if f.is_file()}
+    return tables, properties, files
 
 
 def keep_only_original_readings(spark) -> None:
@@ -56,8 +65,10 @@ def late_new_entity_row(spark):
 
 def test_read_only_commands_write_nothing(spark, late_new_entity_row):
     before = catalog(spark)
-    assert any(name.endswith("__fenl_entities") for name in before)
-    assert not any(name.endswith("__late_rows") for name in before)
+    tables, properties, files = before
+    assert any(name.endswith("__fenl_entities") for name in tables) and len(files) > len(tables)
+    assert not any(name.endswith("__late_rows") for name in tables)
+    assert "stream_windows.watermark" in properties["hourly_temperatures_city_stats_24h"]
     run_dbt("parse", *AUDIT)
     run_dbt("ls", "--select", *MODELS, *AUDIT)
     run_dbt("compile", "--select", *MODELS, *AUDIT)

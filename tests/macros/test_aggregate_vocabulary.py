@@ -17,7 +17,6 @@ through temp views.
 
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
@@ -27,7 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from streamwindows.range_aggregates import parse_aggregates
-from tests.conftest import compile_error, run_dbt
+from tests.conftest import compile_error, compiled
 
 # --------------------------------------------------------------------------------------
 # Compile-time errors
@@ -211,11 +210,6 @@ SCHEMA = "seq int, t int, p string, v int, w double, s string"
 
 def as_sql(aggregates: dict[str, str]) -> str:
     return "{" + ", ".join(f"'{k}': '{v}'" for k, v in aggregates.items()) + "}"
-
-
-@functools.cache
-def compiled(inline: str) -> str:
-    return run_dbt("compile", "--inline", inline).result.results[0].node.compiled_code
 
 
 @st.composite

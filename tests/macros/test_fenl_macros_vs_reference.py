@@ -6,22 +6,13 @@ cron zone, a NULL time."""
 from __future__ import annotations
 
 import datetime as dt
-import functools
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import MANY_EXAMPLES, run_dbt
+from tests.conftest import MANY_EXAMPLES, compiled
 from tests.macros.reference_fenl import UTC, cron, per_row
-
-
-@pytest.fixture(scope="module")
-def spark(spark_session):
-    """These tests compile the macros over their own temporary views: the run's session
-    without the whole project's build (so `make test-fast` runs them too)."""
-    return spark_session
-
 
 EPOCH = dt.datetime(1970, 1, 1, tzinfo=UTC)
 # pipeline spec -> reference pipeline ((function, column), later functions...)
@@ -40,11 +31,6 @@ PIPELINES = {
 }
 AGGREGATES_SQL = "{" + ", ".join(f"'a{i}': '{spec}'" for i, spec in enumerate(PIPELINES)) + "}"
 SCHEMA = "seq int, e string, t_us bigint, v int, flag boolean"
-
-
-@functools.cache
-def compiled(inline: str) -> str:
-    return run_dbt("compile", "--inline", inline).result.results[0].node.compiled_code
 
 
 def call(window: str = "none", time_zone: str = "UTC", aggregates: str = AGGREGATES_SQL, **extra: str) -> str:
@@ -110,9 +96,11 @@ def test_per_row_windows_match_reference(spark, window, kind, n):
     check_per_row_window(spark, window, kind, n, examples=12)
 
 
-@pytest.mark.slow
+@pytest.mark.proof
 def test_sliding_window_matches_reference_on_many_streams(spark):
-    """Fenl's family on many more streams: sliding(3, flag), a NULL predicate false."""
+    """Fenl's family on many more streams: sliding(3, flag), a NULL predicate false.
+    Guarded in `make test` by test_per_row_windows_match_reference (the same check,
+    every per-row window, 12 streams each)."""
     check_per_row_window(spark, "fenl_sliding(3, 'flag')", "sliding", 3, examples=MANY_EXAMPLES)
 
 

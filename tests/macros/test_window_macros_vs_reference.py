@@ -6,22 +6,13 @@ compiled SQL then runs on every generated input through a temp view."""
 from __future__ import annotations
 
 import datetime as dt
-import functools
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import MANY_EXAMPLES, run_dbt
+from tests.conftest import MANY_EXAMPLES, compiled
 from tests.macros.reference_sqlstream import range_window, rows_window
-
-
-@pytest.fixture(scope="module")
-def spark(spark_session):
-    """These tests compile the macros over their own temporary views: the run's session
-    without the whole project's build (so `make test-fast` runs them too)."""
-    return spark_session
-
 
 AGGREGATES = {
     "min_v": ("min", "v"), "max_v": ("max", "v"), "sum_v": ("sum", "v"), "count_v": ("count", "v"),
@@ -29,12 +20,6 @@ AGGREGATES = {
 }
 AGGREGATES_SQL = "{" + ", ".join(f"'{k}': '{f}({c})'" for k, (f, c) in AGGREGATES.items()) + "}"
 BASE_TIME = dt.datetime(2024, 1, 1)
-
-
-@functools.cache
-def compiled(inline: str) -> str:
-    result = run_dbt("compile", "--inline", inline)
-    return result.result.results[0].node.compiled_code
 
 
 @st.composite
@@ -112,10 +97,12 @@ def test_numeric_range_window_matches_reference(spark, direction, ties, partitio
     check_numeric_range_window(spark, direction, ties, partition_by, size, examples=12)
 
 
-@pytest.mark.slow
+@pytest.mark.proof
 def test_range_window_matches_reference_on_many_streams(spark):
     """SQLstream's family on many more streams: FOLLOWING (provisional rows) per
-    partition with arrival ties, the case with the most moving parts."""
+    partition with arrival ties, the case with the most moving parts. Guarded in `make
+    test` by test_numeric_range_window_matches_reference (the same check over every
+    direction, tie mode and partitioning, 12 streams each)."""
     check_numeric_range_window(spark, "following", "arrival", ["p"], 3, examples=MANY_EXAMPLES)
 
 
