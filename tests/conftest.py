@@ -8,6 +8,7 @@ test). The suite's catalog lives in <project>/.spark/pytest, apart from `make ru
 from __future__ import annotations
 
 import functools
+import json
 import os
 import shutil
 import sys
@@ -94,8 +95,6 @@ def pytest_sessionfinish(session):
     path = session.config.getoption("--durations-json", None)
     if not path or not _SECONDS:
         return
-    import json
-
     tiers = {item.nodeid: ("fast" if item.get_closest_marker("fast") else
                            "proof" if item.get_closest_marker("proof") else "test") for item in session.items}
     tests = [{"test": nodeid, "tier": tiers.get(nodeid, "test"), "seconds": round(seconds, 2),
@@ -150,9 +149,11 @@ def project_build():
 
 
 @pytest.fixture(scope="session")
-def spark_session():
+def spark():
     """The run's SparkSession, started by dbt from the profile (so it has the profile's
-    settings), without building the project: for tests of their own fixtures."""
+    settings). A test module that reads the project's tables asks for the whole build
+    too (`pytestmark = pytest.mark.usefixtures("project_build")`); the macros', the
+    Spark layer's and the adapter's tests make their own inputs and run without it."""
     from pyspark.sql import SparkSession
 
     SPARK_DIR.mkdir(parents=True, exist_ok=True)
@@ -171,15 +172,6 @@ def docs_target(project_build, tmp_path_factory) -> Path:
     copy = tmp_path_factory.mktemp("docs") / "target"
     shutil.copytree(PROJECT_DIR / "target", copy, ignore=shutil.ignore_patterns("compiled", "run", "*.msgpack"))
     return copy
-
-
-@pytest.fixture(scope="session")
-def spark(spark_session):
-    """The run's SparkSession. A test module that reads the project's tables asks for
-    the whole build too (`pytestmark = pytest.mark.usefixtures("project_build")`); the
-    macros', the Spark layer's and the adapter's tests make their own inputs and run
-    without it."""
-    return spark_session
 
 
 @functools.cache

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.adapter.fixture_project_paths import FIXTURE, SCHEMA
 from tests.conftest import SPARK_DIR, rows, run_dbt
-
-from .test_spark_session_adapter import FIXTURE, SCHEMA
 
 BROKEN = ["--vars", "{break_models: true}"]
 REBUILT = ["fixture_station_totals", "fixture_station_spans", "fixture_readings_by_id"]

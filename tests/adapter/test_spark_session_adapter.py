@@ -5,14 +5,11 @@ from __future__ import annotations
 import json
 import shutil
 import types
-from pathlib import Path
 
 import pytest
 
+from tests.adapter.fixture_project_paths import FIXTURE, SCHEMA
 from tests.conftest import PROJECT_DIR, rows, run_dbt
-
-FIXTURE = Path(__file__).parent / "fixture_project"
-SCHEMA = "stream_windows_adapter_fixture"
 
 
 @pytest.fixture(scope="module")

@@ -63,7 +63,7 @@ GOOD_MODEL = ("{{ stream_windows.rows_window_aggregate(relation=ref('readings'),
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory, spark_session) -> Path:
+def project(tmp_path_factory, spark) -> Path:
     root = tmp_path_factory.mktemp("bad_arguments")
     (root / "models").mkdir()
     (root / "seeds").mkdir()
@@ -87,7 +87,7 @@ def test_dbt_parse_succeeds_with_bad_arguments_in_models(project):
     assert {n.name for n in nodes.values() if n.package_name == "bad_arguments"} >= {*BAD_MODELS, "good_rows"}
 
 
-def test_a_bad_argument_fails_its_own_model_and_the_others_build(project, spark_session):
+def test_a_bad_argument_fails_its_own_model_and_the_others_build(project, spark):
     result = run_dbt("build", "--select", "readings", "good_rows", *BAD_MODELS, project_dir=project,
                      expect_success=False)
     statuses = {r.node.name: str(r.status) for r in result.result.results}
@@ -100,5 +100,5 @@ def test_a_bad_argument_fails_its_own_model_and_the_others_build(project, spark_
     assert "fenl_since(): `period` must be one of hourly, daily, monthly, yearly; got 'weekly'." in messages["bad_fenl"]
     assert "partial_aggregate(): `pane" in messages["bad_partial"]
     assert "merge_partial_aggregates(): `aggregates['s']` must be" in messages["bad_merge"]
-    rows = [r.asDict() for r in spark_session.sql(f"select * from {SCHEMA}.good_rows order by seq").collect()]
+    rows = [r.asDict() for r in spark.sql(f"select * from {SCHEMA}.good_rows order by seq").collect()]
     assert [r["temp_sum_2"] for r in rows] == [10, 7]
