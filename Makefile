@@ -18,7 +18,7 @@ export DBT_PROFILES_DIR := $(CURDIR)
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: setup run test test-fast test-all durations-table show docs pictures bench lint clean java browser cluster-up cluster-down
+.PHONY: setup run test test-fast test-all durations-table show docs pictures bench lint clean java browser cluster-up cluster-down connect-up connect-down thrift-up thrift-down
 
 setup: java browser $(STAMP)
 
@@ -103,3 +103,18 @@ cluster-up: setup
 
 cluster-down: setup
 	$(BIN)/python scripts/standalone_cluster.py down
+
+# A Spark Connect server (target connect) or a Spark Thrift Server (target thrift) on
+# 127.0.0.1, owning the catalog in .spark/ (the tables `make run` builds): while one is
+# up, any number of dbt processes build against it at once (docs/adapter.md).
+connect-up: setup
+	$(BIN)/python scripts/spark_servers.py connect up
+
+connect-down: setup
+	$(BIN)/python scripts/spark_servers.py connect down
+
+thrift-up: setup
+	$(BIN)/python scripts/spark_servers.py thrift up
+
+thrift-down: setup
+	$(BIN)/python scripts/spark_servers.py thrift down

@@ -11,6 +11,7 @@ import functools
 import json
 import os
 import shutil
+import subprocess
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -160,6 +161,27 @@ def spark():
     if SparkSession.getActiveSession() is None:
         run_dbt("show", "--inline", "select 1 as one")
     return SparkSession.getActiveSession() or SparkSession.builder.getOrCreate()
+
+
+LEAN_PACKAGES = ["pyspark", "pandas", "pyarrow", "numpy"]
+
+
+@pytest.fixture(scope="session")
+def lean_python() -> str:
+    """A virtualenv with only the worker essentials (pinned like the project's): the
+    Python workers of a cluster's executors or of a Spark server, which must receive the
+    engine from the Python models that use it."""
+    venv = PROJECT_DIR / ".spark" / "pytest-lean-venv"
+    python = venv / "bin" / "python"
+    stamp = venv / ".installed"
+    if not stamp.exists():
+        subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", "-c", str(PROJECT_DIR / "constraints.txt"),
+                        *LEAN_PACKAGES], check=True, timeout=900)
+        stamp.touch()
+    probe = subprocess.run([str(python), "-c", "import streamwindows"], capture_output=True)
+    assert probe.returncode != 0, "the lean worker interpreter must not have the project"
+    return str(python)
 
 
 @pytest.fixture(scope="session")

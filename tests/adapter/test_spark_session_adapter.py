@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import types
 
@@ -43,7 +44,7 @@ def test_empty_seed_cells_load_as_null_not_the_text_none(fixture_build, spark):
     assert [r["note"] for r in notes] == [None, "calibrated", None, "late", None]
 
 
-def test_session_submission_needs_a_session_connection():
+def test_session_submission_needs_a_dataframe_connection():
     from dbt.adapters.spark.connections import SparkConnectionMethod
     from dbt.adapters.spark_session.python_submissions import (
         SessionConnectionRequired,
@@ -53,9 +54,13 @@ def test_session_submission_needs_a_session_connection():
     credentials = types.SimpleNamespace(method=SparkConnectionMethod.THRIFT, server_side_parameters={})
     with pytest.raises(SessionConnectionRequired) as raised:
         SessionPythonJobHelper({"alias": "weekly_totals", "config": {}}, credentials)
-    message = str(raised.value)
-    assert "Python model 'weekly_totals'" in message
-    assert "needs `method: session` in the profile; got `method: thrift`" in message
+    assert raised.value.msg == (
+        "Python model 'weekly_totals' cannot run on `method: thrift`: it sends SQL statements only. Python models "
+        "run on `method: session` (embedded Spark or a standalone cluster: targets local, cluster) or `method: "
+        "connect` (a Spark Connect server: target connect); see docs/adapter.md.")
+    for method in ("session", "connect"):
+        helper = SessionPythonJobHelper({"alias": "weekly_totals"}, types.SimpleNamespace(method=method))
+        assert helper.credentials.method == method
 
 
 def test_adapter_registers_session_submission_and_inherits_spark_macros():
@@ -75,9 +80,15 @@ def test_project_profile_targets_use_the_plugin():
     import yaml
 
     profile = yaml.safe_load((PROJECT_DIR / "profiles.yml").read_text())["stream_windows"]["outputs"]
-    for target in ("local", "cluster"):
-        assert profile[target]["type"] == "spark_session"
-        assert profile[target]["method"] == "session"
+    methods = {target: (output["type"], output["method"]) for target, output in profile.items()}
+    assert methods == {"local": ("spark_session", "session"), "cluster": ("spark_session", "session"),
+                       "connect": ("spark_session", "connect"), "thrift": ("spark_session", "thrift")}
+    # A server's targets send session settings only: the server started with the rest.
+    static = {"spark.master", "spark.sql.warehouse.dir", "spark.driver.memory",
+              "spark.hadoop.javax.jdo.option.ConnectionURL"}
+    for target in ("connect", "thrift"):
+        assert not static & set(profile[target]["server_side_parameters"])
+        assert set(profile[target]["server_side_parameters"]) < set(profile["local"]["server_side_parameters"])
 
 
 def test_a_metastore_locked_by_another_build_is_said_in_one_line(spark):
@@ -106,8 +117,9 @@ def test_a_metastore_locked_by_another_build_is_said_in_one_line(spark):
         message = metastore_locked_message(wrapped)
     assert message == (
         "The Spark metastore /work/x/.spark/metastore_db is in use by another process: another dbt build or "
-        "Spark session is running on this catalog (embedded Derby admits one). Wait for it to finish, or give "
-        "this run its own catalog folder (the profile's spark_dir)."
+        "Spark session is running on this catalog (embedded Derby admits one). Wait for it to finish, give "
+        "this run its own catalog folder (the profile's spark_dir), or let a server own the catalog so builds can "
+        "overlap (target connect or thrift; docs/adapter.md)."
     )
     assert metastore_locked_message(DbtRuntimeError("[TABLE_OR_VIEW_NOT_FOUND] weather")) is None
 
@@ -198,3 +210,23 @@ def test_seed_rows_load_with_dbt_sparks_types_and_values(spark, tmp_path):
         ]
     finally:
         spark.sql(f"drop table if exists {table}")
+
+
+def test_a_connect_target_needs_a_connect_url_and_a_server_that_answers():
+    import socket
+
+    from dbt.adapters.spark_session.connections import SparkSessionCredentials, connect_session
+    from dbt_common.exceptions import DbtRuntimeError
+
+    with pytest.raises(DbtRuntimeError, match="method: connect needs a Spark Connect URL as its host, such as "
+                                              "sc://127.0.0.1:15002; got host: 127.0.0.1"):
+        SparkSessionCredentials(method="connect", host="127.0.0.1", schema="analytics")
+    assert SparkSessionCredentials(method="connect", host="sc://127.0.0.1:15002", schema="a").method == "connect"
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        url = f"sc://127.0.0.1:{s.getsockname()[1]}"
+    with pytest.raises(DbtRuntimeError) as raised:
+        connect_session(url, {})
+    assert raised.value.msg.startswith(f"The Spark Connect server {url} does not answer (")
+    assert raised.value.msg.endswith("): start it (make connect-up) or correct the profile's host")
+    assert "SPARK_REMOTE" not in os.environ  # refused before this process was pointed at it

@@ -24,10 +24,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from pyspark.sql import functions as F
 
 from tests.cluster.conftest import CLUSTER_DIR
 from tests.conftest import PROJECT_DIR, SPARK_DIR
+from tests.warehouse_tables import assert_same_tables, built_tables
 
 SELECTED = [
     "ticker_hourly_volume",  # SQLstream RANGE with rowtime bounds
@@ -72,20 +72,6 @@ def test_cluster_build_equals_local_build(project_build, spark, cluster, lean_py
     # The build ran on the cluster: both workers launched executors for its application.
     for worker in ("worker-0", "worker-1"):
         assert list((CLUSTER_DIR / "processes" / worker).glob("app-*")), f"{worker} ran no executor"
-    manifest = json.loads((CLUSTER_DIR / "target" / "manifest.json").read_text())
-    tables = [n["name"] for n in manifest["nodes"].values() if n["resource_type"] == "model"
-              and n["config"]["materialized"] in ("table", "incremental") and n["name"] in built]
+    tables = built_tables(CLUSTER_DIR / "target", kinds=("model",))
     assert set(SELECTED) <= set(tables)
-    def comparable(frame):
-        # Doubles to 9 decimals: a floating sum depends on the order Spark adds the
-        # partitions' partial sums (merged moments, CORR), exactly as Spark's own sum does.
-        floating = {f.name for f in frame.schema.fields if f.dataType.simpleString() in ("double", "float")}
-        return frame.select(*[F.round(c, 9).alias(c) if c in floating else F.col(c) for c in frame.columns])
-
-    for table in tables:
-        local = comparable(spark.read.parquet(str(SPARK_DIR / "warehouse" / "stream_windows.db" / table)))
-        remote = comparable(spark.read.parquet(str(CLUSTER_DIR / "warehouse" / "stream_windows.db" / table)))
-        assert local.columns == remote.columns, table
-        assert local.count() == remote.count() > 0, table
-        assert local.exceptAll(remote).count() == 0, table
-        assert remote.exceptAll(local).count() == 0, table
+    assert_same_tables(spark, tables, SPARK_DIR, CLUSTER_DIR)

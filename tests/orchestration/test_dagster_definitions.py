@@ -137,3 +137,16 @@ def test_schedule(defs, schedule_name, cron, job_name):
 
 def test_only_the_two_schedules(defs):
     assert sorted(schedule.name for schedule in defs.schedules) == ["daily_windows_schedule", "hourly_windows_schedule"]
+
+
+def test_runs_on_an_embedded_catalog_take_turns_and_on_a_server_overlap(loaded):
+    """The embedded Derby metastore admits one process: the dbt op claims a slot of a
+    pool that orchestration/dagster.yaml limits to 1. A server target's runs overlap."""
+    import yaml
+
+    module, _ = loaded
+    assert module.stream_windows_dbt_assets.op.pool == module.EMBEDDED_CATALOG_POOL  # DBT_TARGET unset: local
+    assert [module.catalog_pool(t) for t in ("local", "cluster", "connect", "thrift")] == [
+        module.EMBEDDED_CATALOG_POOL, module.EMBEDDED_CATALOG_POOL, None, None]
+    instance = yaml.safe_load((PROJECT_DIR / "orchestration" / "dagster.yaml").read_text())
+    assert instance["concurrency"]["pools"]["default_limit"] == 1

@@ -10,6 +10,7 @@ import pandas as pd
 from streamwindows.field_dimension import ARRIVAL_POSITION, FieldDimensionParams, group_windows
 from streamwindows.spark.columns import SEQ, VALUE, aggregate_spark_type, quote
 from streamwindows.spark.field_dimension.ranges import DISTINCT_VALUES_LIMIT  # one limit for both plans
+from streamwindows.spark.shipping import shared_value
 
 _PART, _CID = "__part__", "__candidate__"
 
@@ -92,8 +93,8 @@ def _resolve_closes_by_distinct_values(stream, candidates, coordinate_type: str)
     if len(first_arrivals) > DISTINCT_VALUES_LIMIT:
         return None
     first_arrivals = first_arrivals.sort_values(VALUE)
-    table = spark.sparkContext.broadcast(
-        (first_arrivals[VALUE].to_numpy(), first_arrivals[SEQ].to_numpy(np.int64)))
+    table = shared_value(
+        spark, (first_arrivals[VALUE].to_numpy(), first_arrivals[SEQ].to_numpy(np.int64)))
 
     @F.pandas_udf(f"position bigint, value {coordinate_type}")
     def first_reaching(threshold: pd.Series, has_threshold: pd.Series) -> pd.DataFrame:

@@ -45,6 +45,7 @@ from streamwindows.field_dimension import (
 from streamwindows.spark.columns import SEQ, VALUE, quote
 from streamwindows.spark.field_dimension import tumbling as field_dimension_tumbling
 from streamwindows.spark.session import cached_until_next, session_setting
+from streamwindows.spark.shipping import shared_value
 
 ROWS_PER_TASK = 1_000_000
 # The sorted distinct values travel to the driver and to every task (both plans).
@@ -170,7 +171,7 @@ def grid_windows_by_value_ranges(df, params: FieldDimensionParams, schema: dict[
         task_of(F.col(VALUE) - F.lit(margin)), task_of(F.col(VALUE) + F.lit(margin)))))
 
     # 4. Each task: the engine's core on its rows, the windows starting in its range.
-    table = spark.sparkContext.broadcast(values)
+    table = shared_value(spark, values)
     # As few columns as possible: every value crosses Arrow and the cache. COUNT(*) is
     # the window's row_count, so it is copied from that column after the tasks.
     row_counts = [a.name for a in params.aggregates if a.function.name == "count" and not a.columns]

@@ -24,6 +24,7 @@ from streamwindows.spark.interval_semantics.stream import (
 from streamwindows.spark.numbering import range_offsets
 from streamwindows.spark.per_group import apply_per_group
 from streamwindows.spark.session import cached_until_next
+from streamwindows.spark.shipping import default_parallelism, shared_value
 
 _B, _S_STAR, _K = "__piece_end__", "__next_start__", "__range__"
 _AT, _FLAG, _EMITTER = "__emitted_at__", "__drained__", "__emitter__"
@@ -75,7 +76,7 @@ def emit(fed, options: Mapping[str, Any], groups: list[str], columns: list[str],
     def ranged(coordinate):
         return _range_of(coordinate, cuts)
 
-    in_ranges = ranges > 1 and spark.sparkContext.defaultParallelism > ONE_TASK_UP_TO_CORES
+    in_ranges = ranges > 1 and default_parallelism(spark) > ONE_TASK_UP_TO_CORES
 
     if options["latency_optimized"]:
         rows = pieces.withColumn(_K, ranged(coordinate_of(F.col("window_start"), spark_type)))
@@ -85,7 +86,7 @@ def emit(fed, options: Mapping[str, Any], groups: list[str], columns: list[str],
 
     end_coordinate = coordinate_of(F.col("window_end"), spark_type)
     if starts is not None:
-        table = spark.sparkContext.broadcast((starts.values, starts.firsts))
+        table = shared_value(spark, (starts.values, starts.firsts))
         first_type = coordinate_type_of(arrival_type) if arrival else "bigint"
 
         @F.pandas_udf(f"{_S_STAR} {coordinate_type}, {FIRST_ARRIVAL} {first_type}")

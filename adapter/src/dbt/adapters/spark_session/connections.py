@@ -4,25 +4,47 @@ from __future__ import annotations
 
 import os
 import re
+import socket
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dbt.adapters.contracts.connection import Connection
+from dbt.adapters.contracts.connection import Connection, ConnectionState
 from dbt.adapters.spark.connections import (
     SparkConnectionManager,
     SparkConnectionMethod,
     SparkCredentials,
 )
-from dbt.adapters.spark.session import SessionConnectionWrapper
+from dbt.adapters.spark.session import Connection as SessionHandle
+from dbt.adapters.spark.session import Cursor, SessionConnectionWrapper
+from dbt_common.dataclass_schema import StrEnum
 from dbt_common.exceptions import DbtRuntimeError
 
 ADAPTER_TYPE = "spark_session"
 
 
+class SparkSessionConnectionMethod(StrEnum):
+    """dbt-spark's methods, and `connect`: a Spark Connect server (Spark 4's client
+    protocol) that runs the SQL and the Python models, the dbt process holding a client
+    session only."""
+
+    THRIFT = "thrift"
+    HTTP = "http"
+    ODBC = "odbc"
+    SESSION = "session"
+    CONNECT = "connect"
+
+
+# The methods where the dbt process holds a pyspark SparkSession (in-process, or a Spark
+# Connect client's), so Python models, DataFrame seeds and the catalog API are at hand.
+DATAFRAME_METHODS = (SparkSessionConnectionMethod.SESSION, SparkSessionConnectionMethod.CONNECT)
+
+
 @dataclass
 class SparkSessionCredentials(SparkCredentials):
+    method: SparkSessionConnectionMethod = None  # type: ignore[assignment]
     # One folder for the embedded session's catalog: the warehouse, the Derby metastore
     # and Derby's log. Without it Spark puts both in the directory dbt runs from, so the
     # tables a run sees depend on where it was started. Explicit settings win.
@@ -36,6 +58,9 @@ class SparkSessionCredentials(SparkCredentials):
         super().__post_init__()
         if self.spark_dir:
             self.server_side_parameters = {**catalog_settings(self.spark_dir), **self.server_side_parameters}
+        if self.method == SparkSessionConnectionMethod.CONNECT and not self.host.startswith("sc://"):
+            raise DbtRuntimeError(f"method: connect needs a Spark Connect URL as its host, such as "
+                                  f"sc://127.0.0.1:15002; got host: {self.host}")
         if self.method == SparkConnectionMethod.SESSION:
             # Python UDFs (applyInPandas, mapInPandas) start Python workers on the
             # executors; without this they start whatever `python3` is on PATH, which
@@ -84,12 +109,51 @@ def metastore_locked_message(error: BaseException) -> str | None:
     for text in _error_texts(error):
         match = DERBY_LOCKED.search(text)
         if match:
-            return (
-                f"The Spark metastore {match.group(1)} is in use by another process: another dbt build or "
-                f"Spark session is running on this catalog (embedded Derby admits one). Wait for it to finish, "
-                f"or give this run its own catalog folder (the profile's spark_dir)."
-            )
+            return busy_metastore_message(match.group(1))
     return None
+
+
+def derby_folder(settings: dict[str, str]) -> Path:
+    """The embedded Derby metastore's folder that `settings` give Spark (Derby's default:
+    metastore_db in the working directory)."""
+    url = settings.get("spark.hadoop.javax.jdo.option.ConnectionURL", "")
+    match = re.search(r"databaseName=([^;]+)", url) if url.startswith("jdbc:derby:") else None
+    return Path(match.group(1) if match else "metastore_db").expanduser().resolve()
+
+
+def refuse_busy_metastore(settings: dict[str, str]) -> None:
+    """Fail at once, in one line, when another process holds the embedded metastore this
+    process's Spark is about to boot: Derby's file lock on dbex.lck, tried as Derby takes
+    it (an fcntl lock). Without this the embedded session retries Hive's client for
+    about 40 seconds and prints thousands of lines of Java traces before the same
+    message. Only before this process starts its own JVM: a process's fcntl locks are
+    all released when it closes any descriptor of the file, Derby's own included."""
+    import fcntl
+
+    from pyspark import SparkContext
+
+    if SparkContext._active_spark_context is not None:
+        return
+    if settings.get("spark.hadoop.javax.jdo.option.ConnectionURL", "jdbc:derby:").split(":")[:2] != ["jdbc", "derby"]:
+        return  # a metastore in a database server admits many processes
+    lock = derby_folder(settings) / "dbex.lck"
+    try:
+        descriptor = os.open(lock, os.O_RDWR)
+    except OSError:
+        return  # no metastore yet, or not ours to open: Spark will say
+    try:
+        fcntl.lockf(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        raise DbtRuntimeError(busy_metastore_message(str(lock.parent))) from None
+    finally:
+        os.close(descriptor)
+
+
+def busy_metastore_message(folder: str) -> str:
+    return (f"The Spark metastore {folder} is in use by another process: another dbt build or "
+            f"Spark session is running on this catalog (embedded Derby admits one). Wait for it to finish, "
+            f"give this run its own catalog folder (the profile's spark_dir), or let a server own the catalog "
+            f"so builds can overlap (target connect or thrift; docs/adapter.md).")
 
 
 class NullSafeSessionConnectionWrapper(SessionConnectionWrapper):
@@ -114,11 +178,86 @@ class NullSafeSessionConnectionWrapper(SessionConnectionWrapper):
         return super()._fix_binding(value)
 
 
+def connect_session(url: str, settings: dict[str, str]):
+    """The process's Spark Connect session on `url`, created once: SPARK_REMOTE makes
+    every `SparkSession.builder.getOrCreate()` of this process (dbt-spark's cursor, the
+    Python models, the engine) return it. `settings` are applied as session settings; a
+    static one (the warehouse, the master) belongs to the server and is skipped. A server
+    that does not answer fails in one line at once, not after the client's retries."""
+
+    with _CONNECTING:
+        if url not in _CONNECT_SESSIONS:
+            _CONNECT_SESSIONS[url] = _new_connect_session(url, settings)
+        return _CONNECT_SESSIONS[url]
+
+
+# One Spark Connect session per process and URL, made by the first of dbt's threads to
+# need it: its connections and the Python models share it, as they share the embedded one.
+_CONNECT_SESSIONS: dict[str, Any] = {}
+_CONNECTING = threading.Lock()
+
+
+def _new_connect_session(url: str, settings: dict[str, str]):
+    from pyspark.sql import SparkSession
+
+    known = os.environ.get("SPARK_REMOTE")
+    if known is not None and known != url:
+        raise DbtRuntimeError(f"method: connect: this process already reaches Spark Connect at {known} "
+                              f"(SPARK_REMOTE); the profile asks for {url}")
+    address = url.removeprefix("sc://").split("/", 1)[0].split(";", 1)[0]
+    host, _, port = address.rpartition(":") if ":" in address else (address, "", "15002")
+    try:
+        socket.create_connection((host, int(port)), timeout=5).close()
+    except OSError as error:
+        raise DbtRuntimeError(f"The Spark Connect server {url} does not answer ({error.strerror or error}): "
+                              f"start it (make connect-up) or correct the profile's host") from None
+    os.environ["SPARK_REMOTE"] = url
+    return SparkSession.builder.config(map=dict(settings)).getOrCreate()
+
+
+class ConnectCursor(Cursor):
+    """dbt-spark's session cursor on the process's Spark Connect session: the session is
+    made once by the connection, not rebuilt with every setting at each statement."""
+
+    def __init__(self, session) -> None:
+        super().__init__()
+        self._session = session
+
+    def execute(self, sql: str, *parameters: Any) -> None:
+        if parameters:
+            sql = sql % parameters
+        from pyspark.errors import AnalysisException
+
+        try:
+            self._df = self._session.sql(sql)
+        except AnalysisException as exc:
+            raise DbtRuntimeError(str(exc)) from exc
+
+
+class ConnectHandle(SessionHandle):
+    def __init__(self, session) -> None:
+        super().__init__()
+        self._session = session
+
+    def cursor(self) -> Cursor:
+        return ConnectCursor(self._session)
+
+
 class SparkSessionConnectionManager(SparkConnectionManager):
     TYPE = ADAPTER_TYPE
 
     @classmethod
     def open(cls, connection: Connection) -> Connection:
+        credentials = connection.credentials
+        if credentials.method == SparkSessionConnectionMethod.CONNECT:
+            if connection.state == ConnectionState.OPEN:
+                return connection
+            session = connect_session(credentials.host, credentials.server_side_parameters)
+            connection.handle = NullSafeSessionConnectionWrapper(ConnectHandle(session))
+            connection.state = ConnectionState.OPEN
+            return connection
+        if credentials.method == SparkSessionConnectionMethod.SESSION and connection.state != ConnectionState.OPEN:
+            refuse_busy_metastore(credentials.server_side_parameters)
         connection = super().open(connection)
         handle = connection.handle
         if type(handle) is SessionConnectionWrapper:

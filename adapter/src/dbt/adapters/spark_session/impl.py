@@ -6,8 +6,16 @@ import os
 
 from dbt.adapters.base import PythonJobHelper, available
 from dbt.adapters.spark.impl import SparkAdapter
-from dbt.adapters.spark_session.connections import SparkSessionConnectionManager
-from dbt.adapters.spark_session.python_submissions import SessionPythonJobHelper
+from dbt.adapters.spark_session.connections import (
+    DATAFRAME_METHODS,
+    SparkSessionConnectionManager,
+    SparkSessionConnectionMethod,
+)
+from dbt.adapters.spark_session.python_submissions import (
+    SessionPythonJobHelper,
+    dataframe_session,
+    python_models_refused,
+)
 from dbt_common.exceptions import DbtRuntimeError
 
 
@@ -23,6 +31,23 @@ class SparkSessionAdapter(SparkAdapter):
         # Keep dbt-spark's Databricks helpers available under their own names.
         return {**super().python_submission_helpers, "session": SessionPythonJobHelper}
 
+    @property
+    def _method(self) -> str:
+        return self.config.credentials.method
+
+    @available
+    def runs_dataframes(self) -> bool:
+        """True when this dbt process holds a pyspark SparkSession (method session or
+        connect); False on methods that send SQL statements only (thrift, http, odbc)."""
+        return self._method in DATAFRAME_METHODS
+
+    def _python_model_session(self, relation):
+        """The SparkSession a Python model's materialization works in; on a SQL-only
+        method, the one-line refusal, before anything of the model has run."""
+        if not self.runs_dataframes():
+            raise python_models_refused(relation.identifier, self._method)
+        return dataframe_session(self.config.credentials)
+
     @available
     def staged_fingerprints(self, relation, action: str) -> bool:
         """A Python model's input fingerprints, two-phase: its run stages them (partition
@@ -36,11 +61,9 @@ class SparkSessionAdapter(SparkAdapter):
         the tests: STREAM_WINDOWS_FAILPOINT=in_commit fails a commit between its two
         operations (read here, where the point is, as the materialization's failpoints
         read it)."""
-        from pyspark.sql import SparkSession
-
         if action not in ("discard", "commit") or not relation.schema or not relation.identifier:
             raise ValueError(f"staged_fingerprints({relation}, {action!r})")
-        spark = SparkSession.builder.getOrCreate()
+        spark = self._python_model_session(relation)
         name = f"{relation.schema}.{relation.identifier}__input_fingerprints"
         if not spark.catalog.tableExists(name):
             return False
@@ -70,11 +93,9 @@ class SparkSessionAdapter(SparkAdapter):
         'whole_table'): under late_rows='reprocess', the run found input rows changed
         below what the table held and recomputed the table, so the materialization swaps
         the rows in instead of writing them by partition or appending them."""
-        from pyspark.sql import SparkSession
-
         if not relation.schema or not relation.identifier:
             raise ValueError(f"staged_whole_table({relation})")
-        spark = SparkSession.builder.getOrCreate()
+        spark = self._python_model_session(relation)
         name = f"{relation.schema}.{relation.identifier}__input_fingerprints"
         if not spark.catalog.tableExists(name):
             return False
@@ -91,10 +112,13 @@ class SparkSessionAdapter(SparkAdapter):
         live, when the catalog has no such table; True if a folder was removed. Spark
         refuses to create a managed table over an existing folder
         (LOCATION_ALREADY_EXISTS), so without this one killed CREATE TABLE AS or
-        saveAsTable blocks the model until someone deletes the folder by hand."""
+        saveAsTable blocks the model until someone deletes the folder by hand.
+        Embedded Spark and standalone clusters only (method: session): a Spark Connect
+        or Thrift server's file system is not this process's to change, and there
+        Spark's LOCATION_ALREADY_EXISTS error names the folder (docs/adapter.md)."""
         from pyspark.sql import SparkSession
 
-        if not relation.schema or not relation.identifier:
+        if self._method != SparkSessionConnectionMethod.SESSION or not relation.schema or not relation.identifier:
             return False
         # The session dbt-spark's cursor runs every statement in (getOrCreate, as it
         # does; the active session is per thread and dbt runs models in its own).
@@ -119,11 +143,14 @@ class SparkSessionAdapter(SparkAdapter):
         (1-based), column name, raw value], or None. `typed_columns`: column name ->
         type, for the columns dbt read as text (column_types). One Spark job over the
         rows in memory, casting as the load does (ANSI off: a value Spark cannot parse
-        becomes NULL)."""
+        becomes NULL). On a SQL-only method (thrift), the same cast in SQL statements
+        over the values, in chunks."""
         from pyspark.sql import functions as F
 
         if not typed_columns or not agate_table.rows:
             return None
+        if not self.runs_dataframes():
+            return self._first_unparseable_by_sql(agate_table, typed_columns)
         frame = _seed_frame(agate_table)
         first = None
         for name, type_ in typed_columns.items():
@@ -135,6 +162,26 @@ class SparkSessionAdapter(SparkAdapter):
             return None
         row = found[0]
         return [row["_sw_row"], row["_sw_column"], row[row["_sw_column"]]]
+
+    def _first_unparseable_by_sql(self, agate_table, typed_columns: dict, chunk: int = 2000) -> list | None:
+        names = list(typed_columns)
+        positions = [list(agate_table.column_names).index(n) for n in names]
+        aliases = [f"c{i}" for i in range(len(names))]
+        first = " ".join(f"when {a} is not null and cast({a} as {typed_columns[n]}) is null then {i}"
+                         for i, (a, n) in enumerate(zip(aliases, names, strict=True)))
+        rows = agate_table.rows
+        for start in range(0, len(rows), chunk):
+            values = ", ".join(
+                "(" + ", ".join([str(number), *[_sql_text(rows[number - 1][p]) for p in positions]]) + ")"
+                for number in range(start + 1, min(start + chunk, len(rows)) + 1))
+            sql = (f"select row_number, bad from (select row_number, case {first} end as bad "
+                   f"from values {values} as seed(row_number, {', '.join(aliases)})) "
+                   f"where bad is not null order by row_number limit 1")
+            _, table = self.execute(sql, fetch=True)
+            if len(table.rows):
+                number, column = int(table.rows[0][0]), names[int(table.rows[0][1])]
+                return [number, column, rows[number - 1][positions[int(table.rows[0][1])]]]
+        return None
 
     @available
     def load_seed_rows(self, relation, agate_table, column_types: list) -> int:
@@ -167,6 +214,14 @@ class SparkSessionAdapter(SparkAdapter):
             adapter_version=import_module("dbt.adapters.spark_session.__version__").version,
             model_adapter_details=cls._get_adapter_specific_run_info(config),
         )
+
+
+def _sql_text(value) -> str:
+    """A seed's raw text value as a Spark SQL string literal (NULL for an empty cell)."""
+    if value is None:
+        return "NULL"
+    text = str(value).replace("\\", "\\\\").replace("'", "\\'")
+    return f"'{text}'"
 
 
 def _seed_frame(agate_table):

@@ -10,7 +10,8 @@
 
     The rows are loaded through the session's DataFrame writer (adapter.load_seed_rows),
     with the casts of dbt-spark's `insert ... values`, instead of SQL statements whose
-    thousands of literals Spark must parse. -#}
+    thousands of literals Spark must parse. On a method that sends SQL statements only
+    (thrift), dbt-spark's own `insert ... values` loads them. -#}
 
 {% macro spark_session__check_seed_values(model, agate_table) -%}
   {%- set column_override = model['config'].get('column_types', {}) -%}
@@ -44,6 +45,9 @@
 
 
 {% macro spark_session__load_csv_rows(model, agate_table) -%}
+  {%- if not adapter.runs_dataframes() -%}
+    {{ return(spark__load_csv_rows(model, agate_table)) }}
+  {%- endif -%}
   {%- set column_override = model['config'].get('column_types', {}) -%}
   {%- set types = [] -%}
   {%- for name in agate_table.column_names -%}
