@@ -54,13 +54,15 @@ def running_server(kind: str, name: str, python: str | None = None, memory: str 
         spark_servers.stop(server)
 
 
-@pytest.fixture(scope="session")
+# Each server lives as long as its module's tests: an idle server's JVM still takes memory
+# and CPU from the rest of the run.
+@pytest.fixture(scope="module")
 def connect_server():
     with running_server("connect", "connect") as server:
         yield server
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def thrift_server():
     with running_server("thrift", "thrift") as server:
         yield server

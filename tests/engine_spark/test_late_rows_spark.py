@@ -193,10 +193,11 @@ def commit(this: str) -> None:
     fingerprints become the committed ones."""
     from types import SimpleNamespace
 
-    from dbt.adapters.spark_session.impl import SparkSessionAdapter
+    from dbt.adapters.spark_session.staged_fingerprints import settle_staged
+    from pyspark.sql import SparkSession
 
     schema, identifier = this.split(".")
-    SparkSessionAdapter.staged_fingerprints(None, SimpleNamespace(schema=schema, identifier=identifier), "commit")
+    settle_staged(SparkSession.getActiveSession(), SimpleNamespace(schema=schema, identifier=identifier), "commit")
 
 
 def staged_whole_table(this: str) -> bool:
@@ -204,10 +205,11 @@ def staged_whole_table(this: str) -> bool:
     whole table (swapped in) rather than new rows?"""
     from types import SimpleNamespace
 
-    from dbt.adapters.spark_session.impl import SparkSessionAdapter
+    from dbt.adapters.spark_session.staged_fingerprints import staged_as_whole_table
+    from pyspark.sql import SparkSession
 
     schema, identifier = this.split(".")
-    return SparkSessionAdapter.staged_whole_table(None, SimpleNamespace(schema=schema, identifier=identifier))
+    return staged_as_whole_table(SparkSession.getActiveSession(), SimpleNamespace(schema=schema, identifier=identifier))
 
 
 @pytest.mark.parametrize("name", PROOF_KINDS)

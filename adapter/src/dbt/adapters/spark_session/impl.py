@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 from dbt.adapters.base import PythonJobHelper, available
 from dbt.adapters.spark.impl import SparkAdapter
 from dbt.adapters.spark_session.connections import (
@@ -16,7 +14,7 @@ from dbt.adapters.spark_session.python_submissions import (
     dataframe_session,
     python_models_refused,
 )
-from dbt_common.exceptions import DbtRuntimeError
+from dbt.adapters.spark_session.staged_fingerprints import settle_staged, staged_as_whole_table
 
 
 class SparkSessionAdapter(SparkAdapter):
@@ -50,61 +48,19 @@ class SparkSessionAdapter(SparkAdapter):
 
     @available
     def staged_fingerprints(self, relation, action: str) -> bool:
-        """A Python model's input fingerprints, two-phase: its run stages them (partition
-        `committed = false` of `<relation>__input_fingerprints`, written by
-        streamwindows' scheduled-run functions before dbt writes the model's rows). The
-        materialization calls this with action 'discard' before the model runs (an
-        earlier failed run's staged rows never describe this run's table) and 'commit'
-        after the write has succeeded, which makes the staged rows the committed ones.
-        True if there was anything to do. A table without the `committed`
-        partition column (a SQL model's fingerprints) is left alone. Fault injection, for
-        the tests: STREAM_WINDOWS_FAILPOINT=in_commit fails a commit between its two
-        operations (read here, where the point is, as the materialization's failpoints
-        read it)."""
+        """A Python model's staged input fingerprints discarded (before it runs) or
+        committed (after its write): staged_fingerprints.settle_staged."""
         if action not in ("discard", "commit") or not relation.schema or not relation.identifier:
             raise ValueError(f"staged_fingerprints({relation}, {action!r})")
-        spark = self._python_model_session(relation)
-        name = f"{relation.schema}.{relation.identifier}__input_fingerprints"
-        if not spark.catalog.tableExists(name):
-            return False
-        if "committed" not in [c.name for c in spark.catalog.listColumns(name) if c.isPartition]:
-            return False
-        # The catalog's partition list, not a Spark job: a staged set is never empty (it
-        # has a header row), so its partition is listed whenever it exists.
-        if "committed=false" not in [r[0] for r in spark.sql(f"show partitions {name}").collect()]:
-            return False
-        if action == "commit":
-            # Two catalog operations, no Spark job: the staged partition's folder is
-            # renamed to the committed one's. (A process killed between the two leaves no
-            # committed set: the next run records afresh, comparing nothing.)
-            spark.sql(f"alter table {name} drop if exists partition (committed = true)")
-            if os.environ.get("STREAM_WINDOWS_FAILPOINT") == "in_commit":
-                raise DbtRuntimeError(f"stream_windows: failpoint 'in_commit' reached in model {relation.identifier} "
-                                      "(STREAM_WINDOWS_FAILPOINT)")
-            spark.sql(f"alter table {name} partition (committed = false) rename to partition (committed = true)")
-        else:
-            spark.sql(f"alter table {name} drop if exists partition (committed = false)")
-        return True
+        return settle_staged(self._python_model_session(relation), relation, action)
 
     @available
     def staged_whole_table(self, relation) -> bool:
-        """True when the Python model's run staged fingerprints and marked its rows as
-        the whole table (the table property `streamwindows.staged_rows` is
-        'whole_table'): under late_rows='reprocess', the run found input rows changed
-        below what the table held and recomputed the table, so the materialization swaps
-        the rows in instead of writing them by partition or appending them."""
+        """Whether the Python model's run recomputed its whole table:
+        staged_fingerprints.staged_as_whole_table."""
         if not relation.schema or not relation.identifier:
             raise ValueError(f"staged_whole_table({relation})")
-        spark = self._python_model_session(relation)
-        name = f"{relation.schema}.{relation.identifier}__input_fingerprints"
-        if not spark.catalog.tableExists(name):
-            return False
-        properties = {r[0]: r[1] for r in spark.sql(f"show tblproperties {name}").collect()}
-        if properties.get("streamwindows.staged_rows") != "whole_table":
-            return False
-        # The property outlives a failed run's staged rows (discarded before each run):
-        # it speaks for this run only when this run staged a set.
-        return "committed=false" in [r[0] for r in spark.sql(f"show partitions {name}").collect()]
+        return staged_as_whole_table(self._python_model_session(relation), relation)
 
     @available
     def clear_leftover_location(self, relation) -> bool:
