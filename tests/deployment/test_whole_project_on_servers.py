@@ -7,8 +7,8 @@ table with the embedded build:
   start them) at the same moment over one Connect server;
 - every SQL model over Thrift, then a scheduled run.
 In `make test`, test_connect.py's test_two_jobs_started_together_over_connect_equal_the_embedded_build
-and test_thrift.py's test_sql_models_over_thrift_equal_the_embedded_build guard the same
-properties on one SQL model and one Python model."""
+(with a scheduled run) and test_thrift.py's test_sql_models_over_thrift_equal_the_embedded_build
+(a build) guard the same properties on one SQL model and one Python model."""
 
 from __future__ import annotations
 
@@ -76,6 +76,9 @@ def test_every_sql_model_over_thrift_equals_the_embedded_build(spark):
         print(f"\nSQL models over Thrift: {counts} in {seconds:.0f} s")
         assert set(counts) == {"success", "pass"}, counts
         dbt_on(server, "build", "--exclude", "path:python_models+", run="scheduled")
+        run_sql = (server.catalog / "scheduled" / "target" / "compiled" / "stream_windows" / "models" / "sqlstream"
+                   / "weather_minmax_24h.sql").read_text()
+        assert '"full": false' in run_sql  # the scheduled plan, not a rebuild
         tables = built_tables(server.catalog / "build" / "target")
         assert len(tables) > 40
         assert_same_tables(spark, tables, SPARK_DIR, server.catalog)
