@@ -7,7 +7,7 @@ table with the embedded build:
   start them) at the same moment over one Connect server;
 - every SQL model over Thrift, then a scheduled run.
 In `make test`, test_connect.py's test_two_jobs_started_together_over_connect_equal_the_embedded_build
-(with a scheduled run) and test_thrift.py's test_sql_models_over_thrift_equal_the_embedded_build
+and test_thrift.py's test_sql_models_over_thrift_equal_the_embedded_build
 (a build) guard the same properties on one SQL model and one Python model."""
 
 from __future__ import annotations
@@ -42,6 +42,9 @@ def test_the_whole_project_over_connect_equals_the_embedded_build(spark, lean_py
         assert set(counts) == {"success", "pass"}, counts
         dbt_on(server, "build", run="scheduled")  # the scheduled run: the incremental models' path
         assert set(_nodes(server.catalog / "scheduled" / "target")) == {"success", "pass"}
+        run_sql = (server.catalog / "scheduled" / "target" / "compiled" / "stream_windows" / "models" / "sqlstream"
+                   / "weather_minmax_24h.sql").read_text()
+        assert '"full": false' in run_sql  # the scheduled plan, not a rebuild
         dbt_on(server, "docs", "generate", run="docs")
         tables = built_tables(server.catalog / "build" / "target")
         assert len(tables) > 60
