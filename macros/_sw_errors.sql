@@ -10,8 +10,18 @@
 {{ macro_name }}(): `{{ argument }}` must be {{ rule }}; got '{{ value }}'.
   {%- endset -%}
   {%- if execute -%}
-  {{ exceptions.raise_compiler_error(msg) }}
+  {{ stream_windows._sw_compile_error(msg) }}
   {%- endif -%}
+{% endmacro %}
+
+{% macro _sw_compile_error(message) %}
+  {#- Fails the model with `message`. dbt logs a microbatch batch's compile error at
+      debug level only, so its console shows a bare ERROR: in a batch, the message is
+      said on the console first. -#}
+  {%- if model is defined and model is not none and model.batch is defined and model.batch is not none -%}
+    {%- do log(message, info=true) -%}
+  {%- endif -%}
+  {{ exceptions.raise_compiler_error(message) }}
 {% endmacro %}
 
 {% macro _sw_check_choice(macro_name, argument, value, allowed) %}

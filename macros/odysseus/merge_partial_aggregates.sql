@@ -1,5 +1,5 @@
 {% macro merge_partial_aggregates(relation, group_by, aggregates, window=none) %}
-  {{ return(adapter.dispatch('merge_partial_aggregates', 'stream_windows')(relation, group_by, aggregates, window)) }}
+  {{ return(adapter.dispatch('merge_partial_aggregates', 'stream_windows')(stream_windows._sw_unfiltered(relation), group_by, aggregates, window)) }}
 {% endmacro %}
 
 {#- Odysseus' AGGREGATE over partial aggregates (the PRE_AGG -> AGG pipeline): merges
@@ -18,6 +18,7 @@
 {% macro default__merge_partial_aggregates(relation, group_by, aggregates, window) %}
   {%- set macro_name = 'merge_partial_aggregates' -%}
   {%- if not execute -%}{{ return(stream_windows._sw_parse_only(none, none)) }}{%- endif -%}
+  {%- do stream_windows._sw_microbatch('merge_partial_aggregates', none, supported=false) -%}
   {%- if relation is none -%}{{ stream_windows._sw_fail(macro_name, 'relation', 'a relation made by partial_aggregate (ref or CTE name)', relation) }}{%- endif -%}
   {%- set groups = stream_windows._sw_as_list(macro_name, 'group_by', group_by) -%}
   {#- RATE's duration is carried by its states (the span of the merged panes). -#}

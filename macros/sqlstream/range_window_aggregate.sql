@@ -1,5 +1,5 @@
 {% macro range_window_aggregate(relation, time_column, range, aggregates, partition_by=none, direction='preceding', ties='arrival', arrival_order=none, columns=none, bounds=none, final_only=false, integer_avg=false, tick=none, incremental=none) %}
-  {{ return(adapter.dispatch('range_window_aggregate', 'stream_windows')(relation, time_column, range, aggregates, partition_by, direction, ties, arrival_order, columns, bounds, final_only, integer_avg, tick, incremental)) }}
+  {{ return(adapter.dispatch('range_window_aggregate', 'stream_windows')(stream_windows._sw_unfiltered(relation), time_column, range, aggregates, partition_by, direction, ties, arrival_order, columns, stream_windows._sw_unfiltered(bounds), final_only, integer_avg, tick, incremental)) }}
 {% endmacro %}
 
 {#- SQLstream's `RANGE INTERVAL 'x' <unit> PRECEDING|FOLLOWING` windowed aggregation
@@ -17,7 +17,9 @@
 
     `incremental` builds the model batch by batch (macros/incremental): the lookback
     is the range itself, and FOLLOWING windows recompute the rows a range back from
-    the latest processed time, whose windows were still open. -#}
+    the latest processed time, whose windows were still open. Under dbt's microbatch
+    (macros/incremental/_sw_microbatch.sql) a batch reads its rows and a range on the
+    side the window reaches, and a FOLLOWING batch also rewrites the rows still open. -#}
 {% macro default__range_window_aggregate(relation, time_column, range, aggregates, partition_by, direction, ties, arrival_order, columns, bounds, final_only, integer_avg, tick, incremental) %}
   {%- set macro_name = 'range_window_aggregate' -%}
   {%- if not execute -%}{{ return(stream_windows._sw_parse_only(incremental, time_column)) }}{%- endif -%}
@@ -54,6 +56,7 @@
   {{- stream_windows._sw_check_columns_exist(macro_name, relation, wanted, {'column': time_column, 'kind': window_range.kind}) -}}
   {%- set mask = '_sw_is_bound' if bounds is not none else none -%}
   {%- set source = stream_windows._sw_source_with_bounds(macro_name, relation, bounds, time_column, arrival_order, partitions, passthrough, wanted) -%}
+  {%- set microbatch = stream_windows._sw_microbatch(macro_name, incremental) -%}
   {%- set spec = stream_windows._sw_incremental_spec(macro_name, incremental, time_column, window_range.kind) -%}
   {%- set plan = none -%}
   {%- set planned = none -%}
@@ -74,6 +77,26 @@
 
   {%- set key = 'unix_micros(cast(' ~ time_column ~ ' as timestamp))' if window_range.kind == 'interval' else time_column -%}
   {%- set size = window_range.size -%}
+  {%- set whole_stream = source -%}
+  {%- set batch_rows = none -%}
+  {%- if microbatch is not none -%}
+    {%- if window_range.kind != 'interval' or microbatch.event_time | lower != time_column | lower -%}
+      {{ stream_windows._sw_compile_error(macro_name ~ "() in model " ~ model.name ~ " (incremental_strategy='microbatch'): configure event_time='" ~ time_column
+          ~ "', the time column, and give an interval range (dbt's batches are spans of time); got event_time=" ~ microbatch.event_time ~ ", range " ~ range ~ ".") }}
+    {%- endif -%}
+    {%- if passthrough -%}{{ stream_windows._sw_batch_output(macro_name, microbatch, passthrough) }}{%- endif -%}
+    {%- if microbatch.start is not none -%}
+      {#- This batch's rows (and, FOLLOWING, the rows still open before it), from the
+          input a range before them (PRECEDING) or after them (FOLLOWING). -#}
+      {%- set reach_past = size if direction == 'preceding' else 0 -%}
+      {%- set reach_future = size if direction == 'following' else 0 -%}
+      {%- set rewrite_from = stream_windows._sw_batch_rewrite_from(microbatch, source, key, reach_future) -%}
+      {#- A row with a NULL time passes the bounds, to fail the query (_sw_checked_time)
+          instead of Spark inferring `is not null` from them and dropping it. -#}
+      {%- set source = '(select * from ' ~ source ~ ' as _sw_all where ' ~ key ~ ' is null or (' ~ key ~ ' >= ' ~ (rewrite_from - reach_past) ~ ' and ' ~ key ~ ' < ' ~ (microbatch.end + reach_future) ~ '))' -%}
+      {%- set batch_rows = stream_windows._sw_batch_rows(macro_name, microbatch, rewrite_from, arrival_order) -%}
+    {%- endif -%}
+  {%- endif -%}
   {%- set step = 1 if window_range.kind == 'interval' else (tick if tick is not none else 1) -%}
   {%- set partition_sql = partitions | join(', ') -%}
   {%- set over_partition = ('partition by ' ~ partition_sql ~ ' ') if partitions else '' -%}
@@ -129,7 +152,7 @@
 
   {%- if direction == 'following' -%}
     {#- Final once the stream (data or a bound, any partition) is past r.time + x. -#}
-    {%- set stream_time = '(select max(' ~ key ~ ') from ' ~ source ~ ' as _sw_stream)' -%}
+    {%- set stream_time = '(select max(' ~ key ~ ') from ' ~ whole_stream ~ ' as _sw_stream)' -%}
     {%- do outputs.append('case when not ' ~ (mask or 'false') ~ ' then ' ~ stream_time ~ ' > _sw_key + ' ~ size ~ ' end as is_final') -%}
   {%- endif -%}
   {%- if mask -%}
@@ -137,9 +160,11 @@
     {%- do internal.append(mask) -%}
   {%- endif -%}
   {%- if spec is not none -%}{%- do outputs.append(stream_windows._sw_incremental_partition_column(spec)) -%}{%- endif -%}
+  {%- if microbatch is not none -%}{%- do outputs.append(stream_windows._sw_batch_partition_column(microbatch)) -%}{%- endif -%}
   {%- set kept = [] -%}
   {%- if final_only -%}{%- do kept.append('is_final is not false') -%}{%- endif -%}
   {%- if plan is not none -%}{%- do kept.append(plan.key ~ ' >= ' ~ plan.from_key) -%}{%- endif -%}
+  {%- if batch_rows is not none -%}{%- do kept.append(batch_rows) -%}{%- endif -%}
 
 {%- if planned is not none %}
 {{ stream_windows._sw_plan_comment(planned) }}

@@ -1,12 +1,16 @@
 {% macro rows_window_aggregate(relation, rows, aggregates, arrival_order, partition_by=none, columns=none, integer_avg=false, incremental=none) %}
-  {{ return(adapter.dispatch('rows_window_aggregate', 'stream_windows')(relation, rows, aggregates, arrival_order, partition_by, columns, integer_avg, incremental)) }}
+  {{ return(adapter.dispatch('rows_window_aggregate', 'stream_windows')(stream_windows._sw_unfiltered(relation), rows, aggregates, arrival_order, partition_by, columns, integer_avg, incremental)) }}
 {% endmacro %}
 
 {#- SQLstream's `ROWS n PRECEDING`: the current row and the n rows that arrived
     before it in its partition, i.e. SQL's ROWS BETWEEN n PRECEDING AND CURRENT ROW.
     (The SQLstream document's prose says "the latest 10 rows" for ROWS 10 PRECEDING;
     no example decides and the SQL standard wins: n + 1 rows.) Rowtime bounds have no
-    effect on row windows. -#}
+    effect on row windows.
+
+    Under dbt's microbatch (macros/incremental/_sw_microbatch.sql) a batch writes the
+    rows whose event_time is in the batch; their windows are counted in arrivals,
+    which reach any time, so it reads the whole input. -#}
 {% macro default__rows_window_aggregate(relation, rows, aggregates, arrival_order, partition_by, columns, integer_avg, incremental) %}
   {%- set macro_name = 'rows_window_aggregate' -%}
   {%- if not execute -%}{{ return(stream_windows._sw_parse_only(incremental, none)) }}{%- endif -%}
@@ -24,6 +28,15 @@
   {%- for column in partitions -%}{%- do wanted.append(('partition_by', column)) -%}{%- endfor -%}
   {%- for agg in aggs if agg.column != '*' -%}{%- do wanted.append(("aggregates['" ~ agg.name ~ "']", agg.column)) -%}{%- endfor -%}
   {%- for column in passthrough -%}{%- do wanted.append(('columns', column)) -%}{%- endfor -%}
+  {%- set microbatch = stream_windows._sw_microbatch(macro_name, incremental) -%}
+  {%- if microbatch is not none -%}
+    {%- do wanted.append(('event_time', microbatch.event_time)) -%}
+    {%- if passthrough -%}{{ stream_windows._sw_batch_output(macro_name, microbatch, passthrough) }}{%- endif -%}
+  {%- endif -%}
+  {%- set batch_rows = none -%}
+  {%- if microbatch is not none and microbatch.start is not none -%}
+    {%- set batch_rows = stream_windows._sw_batch_rows(macro_name, microbatch, microbatch.start, arrival_order) -%}
+  {%- endif -%}
   {%- set spec = stream_windows._sw_incremental_spec(macro_name, incremental, none, none) -%}
   {%- if spec is not none -%}
     {%- do wanted.append(("incremental['time_column']", spec.time_column)) -%}
@@ -44,10 +57,13 @@
     {%- do outputs.append(stream_windows._sw_window_expr(agg, stream_windows._sw_input_expr(agg, none), arrival_order, integer_avg, '_sw_w') ~ ' as ' ~ agg.name) -%}
   {%- endfor -%}
   {%- if spec is not none -%}{%- do outputs.append(stream_windows._sw_incremental_partition_column(spec)) -%}{%- endif -%}
+  {%- if microbatch is not none -%}{%- do outputs.append(stream_windows._sw_batch_partition_column(microbatch)) -%}{%- endif -%}
+  {%- set kept = [plan.key ~ ' >= ' ~ plan.from_key] if plan is not none else [] -%}
+  {%- if batch_rows is not none -%}{%- do kept.append(batch_rows) -%}{%- endif -%}
 {%- if planned is not none %}
 {{ stream_windows._sw_plan_comment(planned) }}
 {%- endif %}
-{%- if plan is not none %}
+{%- if kept %}
 select * from (
 {%- endif %}
 select
@@ -59,8 +75,8 @@ window _sw_w as (
     order by {{ arrival_order }}
     rows between {{ rows | int }} preceding and current row
 )
-{%- if plan is not none %}
+{%- if kept %}
 ) as _sw_result
-where {{ plan.key }} >= {{ plan.from_key }}
+where {{ kept | join(' and ') }}
 {%- endif %}
 {% endmacro %}

@@ -66,6 +66,7 @@
       {%- endcall -%}
     {%- else -%}
       {%- do process_schema_changes(on_schema_change, tmp_relation, existing_relation) -%}
+      {{ spark_session__failpoint('batch:' ~ model.batch.id) if strategy == 'microbatch' and model.batch }}
       {%- call statement('main') -%}
         {{ dbt_spark_get_incremental_sql(strategy, tmp_relation, target_relation, existing_relation, unique_key, incremental_predicates) }}
       {%- endcall -%}
@@ -101,7 +102,9 @@
     --vars would make dbt parse the project again) the run fails 'after_prepare' (the
     model ran: late rows audited, fingerprints staged, rows in `__dbt_tmp`; the table
     not yet written), 'before_commit' (the table written, the fingerprints not
-    committed) or 'in_commit' (between the commit's two catalog operations). -#}
+    committed) or 'in_commit' (between the commit's two catalog operations); and
+    'batch:<batch id>' (such as batch:20240303) fails that batch of a microbatch model
+    before its write, as a batch whose query fails. -#}
 {% macro spark_session__failpoint(point) -%}
   {%- if env_var('STREAM_WINDOWS_FAILPOINT', '') == point -%}
     {{ exceptions.raise_compiler_error("stream_windows: failpoint '" ~ point ~ "' reached in model " ~ model.name ~ " (STREAM_WINDOWS_FAILPOINT)") }}

@@ -1,0 +1,220 @@
+"""dbt's microbatch (incremental_strategy='microbatch') on the per-row windows, in a user
+project that installs the package: daily batches built as the input arrives, a batch
+that fails and `dbt retry`, a late row taken in by a backfill over its batch, a
+backfill over the middle of the history, and a full refresh over a range each end with
+a table equal to a full rebuild and to the reference written from the semantics
+(tests/macros/reference_sqlstream.py).
+
+The input is a source with `event_time`, so dbt filters the macros' ref of it to each
+batch: the macros read it unfiltered, as far as their windows reach."""
+
+from __future__ import annotations
+
+import random
+import shutil
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import PROJECT_DIR, run_dbt
+from tests.macros.reference_sqlstream import range_window, rows_window
+
+SCHEMA = "stream_windows_microbatch"
+RAW = "stream_windows_microbatch_raw"
+
+PROJECT_YML = f"""
+name: microbatch_user
+version: "1.0.0"
+config-version: 2
+profile: stream_windows
+model-paths: ["models"]
+models:
+  microbatch_user:
+    +schema: {SCHEMA.removeprefix('stream_windows_')}
+    +file_format: parquet
+  stream_windows:
+    +enabled: false
+seeds:
+  stream_windows:
+    +enabled: false
+data_tests:
+  stream_windows:
+    +enabled: false
+"""
+
+SOURCES_YML = f"""
+version: 2
+sources:
+  - name: raw
+    schema: {RAW}
+    tables:
+      - name: events
+        config:
+          event_time: ts
+"""
+
+MICROBATCH = ("{{ config(materialized='incremental', incremental_strategy='microbatch', event_time='ts', "
+              "batch_size='day', begin='2024-03-01', partition_by=['time_partition']) }}\n")
+TABLE = "{{ config(materialized='table') }}\n"
+AGGREGATES = "{'n': 'count(*)', 'total': 'sum(v)', 'low': 'min(v)'}"
+WINDOWS = {
+    "preceding": ("{{ stream_windows.range_window_aggregate(relation=source('raw', 'events'), time_column='ts', "
+                  "range=\"INTERVAL '6' HOUR\", partition_by=['k'], arrival_order='seq', "
+                  "aggregates=" + AGGREGATES + ") }}"),
+    "following": ("{{ stream_windows.range_window_aggregate(relation=source('raw', 'events'), time_column='ts', "
+                  "range=\"INTERVAL '6' HOUR\", direction='following', partition_by=['k'], arrival_order='seq', "
+                  "aggregates=" + AGGREGATES + ") }}"),
+    "rows": ("{{ stream_windows.rows_window_aggregate(relation=source('raw', 'events'), rows=3, partition_by=['k'], "
+             "arrival_order='seq', aggregates=" + AGGREGATES + ") }}"),
+}
+REFERENCE_AGGREGATES = {"n": ("count", "*"), "total": ("sum", "v"), "low": ("min", "v")}
+# Models that must fail, each with the line that says why.
+REFUSED = {
+    "refused_count_window": (
+        MICROBATCH + "{{ stream_windows.count_window_aggregate(relation=source('raw', 'events'), time_column='ts', "
+        "n=2, group_by=['k'], arrival_order='seq', aggregates={'n': 'count(*)'}) }}",
+        "count_window_aggregate() in model refused_count_window (incremental_strategy='microbatch'): this macro does "
+        "not build by dbt's batches yet"),
+    "refused_partition": (
+        MICROBATCH.replace("partition_by=['time_partition']", "partition_by=['k']") + WINDOWS["preceding"],
+        "configure partition_by=['time_partition']"),
+    "refused_incremental_argument": (
+        MICROBATCH + WINDOWS["rows"].replace(") }}", ", incremental={'partition': 'day', 'time_column': 'ts'}) }}"),
+        "leave out the macro's `incremental` argument"),
+}
+
+DAY = datetime(2024, 3, 1)
+LATE_ROW_TIME = datetime(2024, 3, 2, 12, 0)
+
+
+def _stream() -> tuple[list[dict], list[dict]]:
+    """Two arrivals: the rows of March 1-2, then those of March 3-4 and one late row of
+    March 2. The stream has ties in time, rows exactly at midnight, NULL values and a
+    gap from March 2 20:00 to March 3 10:00 (no row at all), across which FOLLOWING
+    windows stay open."""
+    rng = random.Random(49)
+    times = []
+    t = DAY
+    while t < DAY + timedelta(days=4):
+        if not (DAY + timedelta(days=1, hours=20) < t < DAY + timedelta(days=2, hours=10)):
+            times.append(t)
+        t += timedelta(minutes=rng.choice([0, 7, 23, 41, 67, 95]))
+    times += [DAY + timedelta(days=1), DAY + timedelta(days=3), DAY + timedelta(days=1, hours=20)]
+    rows = [{"k": rng.choice("abc"), "ts": at, "v": None if rng.random() < 0.1 else rng.randint(-20, 40)}
+            for at in times]
+    first = [r for r in rows if r["ts"] < DAY + timedelta(days=2)]
+    second = [r for r in rows if r["ts"] >= DAY + timedelta(days=2)] + [{"k": "a", "ts": LATE_ROW_TIME, "v": 1000}]
+    rng.shuffle(first)  # arrival order within an arrival is not time order
+    rng.shuffle(second)
+    for seq, row in enumerate(first + second, start=1):
+        row["seq"] = seq
+    return first, second
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory, spark) -> Path:
+    root = tmp_path_factory.mktemp("microbatch_user")
+    (root / "models").mkdir()
+    (root / "dbt_project.yml").write_text(PROJECT_YML)
+    (root / "packages.yml").write_text(f"packages:\n  - local: {PROJECT_DIR}\n")
+    (root / "models" / "_sources.yml").write_text(SOURCES_YML)
+    for name, call in WINDOWS.items():
+        (root / "models" / f"batched_{name}.sql").write_text(MICROBATCH + call + "\n")
+        (root / "models" / f"rebuilt_{name}.sql").write_text(TABLE + call + "\n")
+    for name, (sql, _) in REFUSED.items():
+        (root / "models" / f"{name}.sql").write_text(sql + "\n")
+    for schema in (SCHEMA, RAW):
+        spark.sql(f"drop schema if exists {schema} cascade")
+    spark.sql(f"create schema {RAW}")
+    spark.sql(f"create table {RAW}.events (seq int, k string, ts timestamp, v int) using parquet")
+    run_dbt("deps", project_dir=root)
+    yield root
+    shutil.rmtree(root / "dbt_packages", ignore_errors=True)
+
+
+def _arrive(spark, rows: list[dict]) -> None:
+    frame = spark.createDataFrame([(r["seq"], r["k"], r["ts"], r["v"]) for r in rows],
+                                  "seq int, k string, ts timestamp, v int")
+    frame.write.insertInto(f"{RAW}.events")
+
+
+BATCHED = [f"batched_{name}" for name in WINDOWS]
+
+
+def _batches(project: Path, start: str, end: str, *extra: str, **options):
+    return run_dbt("run", "--select", *BATCHED, "--event-time-start", start, "--event-time-end", end, *extra,
+                   project_dir=project, **options)
+
+
+def _table(spark, name: str) -> list[dict]:
+    return [{key: value for key, value in row.asDict().items() if key != "time_partition"}
+            for row in spark.sql(f"select * from {SCHEMA}.{name} order by seq").collect()]
+
+
+def _reference(rows: list[dict], name: str) -> list[dict]:
+    numbered = [{**r, "t": r["ts"].replace(tzinfo=UTC).timestamp()} for r in rows]
+    if name == "rows":
+        computed = rows_window(numbered, n=3, partition_by=["k"], aggregates=REFERENCE_AGGREGATES)
+    else:
+        computed = range_window(numbered, size=6 * 3600, direction=name, ties="arrival", partition_by=["k"],
+                                aggregates=REFERENCE_AGGREGATES)
+    by_seq = {r["seq"]: r for r in rows}
+    return sorted(({**by_seq[c["seq"]], **c} for c in computed), key=lambda r: r["seq"])
+
+
+def _assert_equal_to_a_rebuild(spark, project: Path, rows: list[dict]) -> None:
+    run_dbt("run", "--select", "rebuilt_preceding", "rebuilt_following", "rebuilt_rows", project_dir=project)
+    for name in WINDOWS:
+        batched, rebuilt = _table(spark, f"batched_{name}"), _table(spark, f"rebuilt_{name}")
+        assert batched == rebuilt, name
+        assert rebuilt == _reference(rows, name), name
+
+
+def test_batches_backfills_and_a_full_refresh_equal_a_full_rebuild(project, spark):
+    first, second = _stream()
+    _arrive(spark, first)
+    _batches(project, "2024-03-01", "2024-03-03")
+    # Each day is a partition of its own, written by its batch.
+    days = {r[0].isoformat() for r in spark.sql(f"select distinct time_partition from {SCHEMA}.batched_rows").collect()}
+    assert days == {"2024-03-01", "2024-03-02"}
+    _assert_equal_to_a_rebuild(spark, project, first)
+
+    # The next days arrive, with a row of March 2 that arrives late; the run's batch of
+    # March 4 fails (before its write), then `dbt retry` runs that batch alone.
+    _arrive(spark, second)
+    failed = _batches(project, "2024-03-03", "2024-03-05", expect_success=False, write_json=True,
+                      failpoint="batch:20240304")
+    assert {r.node.name: str(r.status) for r in failed.result.results} == dict.fromkeys(BATCHED, "partial success")
+    for name in BATCHED:
+        assert spark.sql(f"select count(*) from {SCHEMA}.{name} where to_date(ts) = '2024-03-04'").first()[0] == 0
+    retried = run_dbt("retry", project_dir=project)
+    assert {r.node.name: str(r.status) for r in retried.result.results} == dict.fromkeys(BATCHED, "success")
+    late = [r for r in _table(spark, "batched_preceding") if r["v"] == 1000]
+    assert late == []  # a late row waits for a batch over its day ...
+    following = {r["seq"]: r for r in _table(spark, "batched_following")}
+    # ... but March 3's batch rewrote March 2, whose last FOLLOWING windows were open
+    # (the stream stopped at 20:00): final now, and the late row is in.
+    before_gap = [r for r in first if r["ts"] >= DAY + timedelta(days=1, hours=14)]
+    assert before_gap and all(following[r["seq"]]["is_final"] for r in before_gap)
+    assert [r["v"] for r in following.values() if r["ts"] == LATE_ROW_TIME] == [1000]
+
+    _batches(project, "2024-03-02", "2024-03-03")  # the backfill over the late row's day
+    _assert_equal_to_a_rebuild(spark, project, first + second)
+
+    _batches(project, "2024-03-02", "2024-03-04")  # over the middle of the history, again
+    _assert_equal_to_a_rebuild(spark, project, first + second)
+
+    _batches(project, "2024-03-01", "2024-03-05", "--full-refresh")
+    _assert_equal_to_a_rebuild(spark, project, first + second)
+
+
+@pytest.mark.parametrize("model", sorted(REFUSED))
+def test_what_microbatch_cannot_build_fails_its_model_saying_why(project, model, capfd):
+    result = run_dbt("run", "--select", model, "--event-time-start", "2024-03-01", "--event-time-end", "2024-03-02",
+                     project_dir=project, expect_success=False)
+    assert [str(r.status) for r in result.result.results] == ["error"]
+    # dbt keeps a batch's compile error for its debug log (the console says ERROR): the
+    # macro says it on the console first.
+    console = " ".join(capfd.readouterr().out.split())
+    assert REFUSED[model][1] in console, console[-2000:]
