@@ -218,3 +218,57 @@ def test_what_microbatch_cannot_build_fails_its_model_saying_why(project, model,
     # macro says it on the console first.
     console = " ".join(capfd.readouterr().out.split())
     assert REFUSED[model][1] in console, console[-2000:]
+
+
+def _random_stream(rng: random.Random, days: int) -> list[dict]:
+    """A week of readings for three keys: random steps (ties included), rows at
+    midnight, NULL values and one or two gaps of 6 to 30 hours."""
+    gaps = [DAY + timedelta(hours=rng.randint(12, 24 * days - 36)) for _ in range(rng.randint(1, 2))]
+    gaps = [(start, start + timedelta(hours=rng.randint(6, 30))) for start in gaps]
+    times, t = [], DAY
+    while t < DAY + timedelta(days=days):
+        if not any(start < t < end for start, end in gaps):
+            times.append(t)
+        t += timedelta(minutes=rng.choice([0, 5, 19, 37, 60, 111, 240]))
+    times += [DAY + timedelta(days=rng.randint(1, days - 1)) for _ in range(3)]
+    return [{"k": rng.choice("abc"), "ts": at, "v": None if rng.random() < 0.1 else rng.randint(-20, 40)}
+            for at in times]
+
+
+@pytest.mark.proof
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_random_arrivals_runs_and_backfills_equal_a_full_rebuild(project, spark, seed):
+    """The proof tier's microbatch sequences (in make test,
+    test_batches_backfills_and_a_full_refresh_equal_a_full_rebuild guards the same
+    property on one sequence): a week arriving in four parts cut at random
+    times, each part with late rows of earlier days and its arrival order shuffled; after
+    each arrival the batches from the day of its earliest row through the day one range
+    after its latest (what the docs say a late row needs), and now and then a backfill
+    over a random middle range. The end state equals a full rebuild and the reference."""
+    rng = random.Random(seed)
+    rows = _random_stream(rng, days=7)
+    cuts = sorted(DAY + timedelta(minutes=rng.randint(60 * 24, 60 * 24 * 6)) for _ in range(3))
+    bounds = [DAY, *cuts, DAY + timedelta(days=7)]
+    parts = [[r for r in rows if lo <= r["ts"] < hi] for lo, hi in zip(bounds, bounds[1:], strict=False)]
+    for index in range(1, len(parts)):  # late rows: a few of each part arrive with the next one
+        late = rng.sample(parts[index - 1], k=min(2, len(parts[index - 1])))
+        parts[index - 1] = [r for r in parts[index - 1] if r not in late]
+        parts[index] += late
+    seq = 0
+    for part in parts:
+        rng.shuffle(part)
+        for row in part:
+            seq += 1
+            row["seq"] = seq
+    spark.sql(f"truncate table {RAW}.events")
+    arrived: list[dict] = []
+    for number, part in enumerate(parts):
+        _arrive(spark, part)
+        arrived += part
+        first = min(r["ts"] for r in part).date()
+        last = (max(r["ts"] for r in part) + timedelta(hours=6)).date() + timedelta(days=1)
+        _batches(project, first.isoformat(), last.isoformat(), *(["--full-refresh"] if number == 0 else []))
+        if rng.random() < 0.5:
+            start = DAY.date() + timedelta(days=rng.randint(0, 5))
+            _batches(project, start.isoformat(), (start + timedelta(days=rng.randint(1, 2))).isoformat())
+    _assert_equal_to_a_rebuild(spark, project, arrived)
