@@ -122,6 +122,8 @@ def project(tmp_path_factory, spark) -> Path:
     for name, call in WINDOWS.items():
         (root / "models" / f"batched_{name}.sql").write_text(MICROBATCH + call + "\n")
         (root / "models" / f"rebuilt_{name}.sql").write_text(TABLE + call + "\n")
+    (root / "models" / "hourly_following.sql").write_text(
+        MICROBATCH.replace("batch_size='day'", "batch_size='hour'") + WINDOWS["following"] + "\n")
     for name, (sql, _) in REFUSED.items():
         (root / "models" / f"{name}.sql").write_text(sql + "\n")
     for schema in (SCHEMA, RAW):
@@ -207,6 +209,30 @@ def test_batches_backfills_and_a_full_refresh_equal_a_full_rebuild(project, spar
 
     _batches(project, "2024-03-01", "2024-03-05", "--full-refresh")
     _assert_equal_to_a_rebuild(spark, project, first + second)
+
+
+@pytest.mark.proof
+def test_hourly_batches_partition_by_the_hour(project, spark):
+    """Hourly batches across the stream's gap: time_partition is the hour (a timestamp),
+    each batch's rows are the full rebuild's, and the first batch after the gap rewrites
+    the hours whose FOLLOWING windows were open. (In make test, the daily batches of
+    test_batches_backfills_and_a_full_refresh_equal_a_full_rebuild guard the same rows.)"""
+    first, second = _stream()
+    spark.sql(f"truncate table {RAW}.events")
+    _arrive(spark, first + second)
+    run_dbt("run", "--select", "hourly_following", "--full-refresh", "--event-time-start", "2024-03-02 18:00:00",
+            "--event-time-end", "2024-03-03 11:00:00", project_dir=project)
+    run_dbt("run", "--select", "rebuilt_following", project_dir=project)
+    hours = [r[0] for r in spark.sql(f"select distinct time_partition from {SCHEMA}.hourly_following "
+                                     "order by 1").collect()]
+    latest = max(r["ts"] for r in first + second if r["ts"] < datetime(2024, 3, 3, 11))
+    assert hours[0] <= datetime(2024, 3, 2, 18) and hours[-1] == latest.replace(minute=0, second=0)
+    assert all(h.minute == 0 and h.second == 0 for h in hours)
+    hourly = _table(spark, "hourly_following")
+    rebuilt = {r["seq"]: r for r in _table(spark, "rebuilt_following")}
+    assert hourly == [rebuilt[r["seq"]] for r in hourly]
+    wanted = [r for r in rebuilt.values() if datetime(2024, 3, 2, 18) <= r["ts"] < datetime(2024, 3, 3, 11)]
+    assert wanted and {r["seq"] for r in wanted} <= {r["seq"] for r in hourly}
 
 
 @pytest.mark.parametrize("model", sorted(REFUSED))
