@@ -18,7 +18,7 @@
 {% macro default__fenl_aggregate(relation, entity, time_column, aggregates, arrival_order, window, columns, time_zone, incremental) %}
   {%- set macro_name = 'fenl_aggregate' -%}
   {%- if not execute -%}{{ return(stream_windows._sw_parse_only(incremental, time_column)) }}{%- endif -%}
-  {%- do stream_windows._sw_microbatch('fenl_aggregate', incremental, supported=false) -%}
+  {%- do stream_windows._sw_microbatch(macro_name, incremental, supported=false) -%}
   {%- if relation is none -%}{{ stream_windows._sw_fail(macro_name, 'relation', 'a relation (ref, source or CTE name)', relation) }}{%- endif -%}
   {%- set entities = stream_windows._sw_as_list(macro_name, 'entity', entity) -%}
   {%- if not entities -%}{{ stream_windows._sw_fail(macro_name, 'entity', 'a column name or a list of column names', entity) }}{%- endif -%}

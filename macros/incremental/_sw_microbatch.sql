@@ -71,21 +71,22 @@
 {% endmacro %}
 
 {% macro _sw_batch_key(column) %}
-  {{ return('unix_micros(cast(' ~ column ~ ' as timestamp))') }}
+  {#- A timestamp column as UTC microseconds: the incremental mode's key. -#}
+  {{ return(stream_windows._sw_incremental_key({'time_column': column, 'kind': 'interval'})) }}
 {% endmacro %}
 
 {% macro _sw_batch_start(microbatch, key) %}
-  {#- The start (as a key) of the batch holding `key`, in UTC as dbt's batches are. -#}
+  {#- The start (as a key) of the batch holding `key`, in UTC as dbt's batches are: the
+      incremental mode's day and month partitions (_sw_partition_start), and the hour
+      and the year. -#}
   {%- if microbatch.size == 'hour' -%}
     {{ return(key - key % 3600000000) }}
-  {%- elif microbatch.size == 'day' -%}
-    {{ return(key - key % 86400000000) }}
+  {%- elif microbatch.size in ('day', 'month') -%}
+    {{ return(stream_windows._sw_partition_start({'partition': microbatch.size, 'kind': 'interval'}, key)) }}
   {%- endif -%}
   {%- set epoch = modules.datetime.datetime(1970, 1, 1) -%}
-  {%- set t = epoch + modules.datetime.timedelta(microseconds=key) -%}
-  {%- set first = modules.datetime.datetime(t.year, t.month if microbatch.size == 'month' else 1, 1) -%}
-  {%- set since_epoch = first - epoch -%}
-  {{ return(since_epoch.days * 86400000000) }}
+  {%- set year = (epoch + modules.datetime.timedelta(microseconds=key)).year -%}
+  {{ return((modules.datetime.datetime(year, 1, 1) - epoch).days * 86400000000) }}
 {% endmacro %}
 
 {% macro _sw_batch_partition_column(microbatch) %}

@@ -18,7 +18,7 @@
 {% macro default__merge_partial_aggregates(relation, group_by, aggregates, window) %}
   {%- set macro_name = 'merge_partial_aggregates' -%}
   {%- if not execute -%}{{ return(stream_windows._sw_parse_only(none, none)) }}{%- endif -%}
-  {%- do stream_windows._sw_microbatch('merge_partial_aggregates', none, supported=false) -%}
+  {%- do stream_windows._sw_microbatch(macro_name, none, supported=false) -%}
   {%- if relation is none -%}{{ stream_windows._sw_fail(macro_name, 'relation', 'a relation made by partial_aggregate (ref or CTE name)', relation) }}{%- endif -%}
   {%- set groups = stream_windows._sw_as_list(macro_name, 'group_by', group_by) -%}
   {#- RATE's duration is carried by its states (the span of the merged panes). -#}

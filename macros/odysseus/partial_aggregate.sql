@@ -24,7 +24,7 @@
 {% macro default__partial_aggregate(relation, group_by, pane, aggregates, arrival_order, incremental) %}
   {%- set macro_name = 'partial_aggregate' -%}
   {%- if not execute -%}{{ return(stream_windows._sw_parse_only(incremental, pane.get('time_column') if pane is mapping else none)) }}{%- endif -%}
-  {%- do stream_windows._sw_microbatch('partial_aggregate', incremental, supported=false) -%}
+  {%- do stream_windows._sw_microbatch(macro_name, incremental, supported=false) -%}
   {%- if relation is none -%}{{ stream_windows._sw_fail(macro_name, 'relation', 'a relation (ref, source or CTE name)', relation) }}{%- endif -%}
   {%- set groups = stream_windows._sw_as_list(macro_name, 'group_by', group_by) -%}
   {%- if arrival_order is not none and (arrival_order is not string or not arrival_order) -%}

@@ -33,7 +33,7 @@
 {% macro default__count_window_aggregate(relation, time_column, n, aggregates, group_by, arrival_order, tick, incremental) %}
   {%- set macro_name = 'count_window_aggregate' -%}
   {%- if not execute -%}{{ return(stream_windows._sw_parse_only(incremental, time_column)) }}{%- endif -%}
-  {%- do stream_windows._sw_microbatch('count_window_aggregate', incremental, supported=false) -%}
+  {%- do stream_windows._sw_microbatch(macro_name, incremental, supported=false) -%}
   {%- if relation is none -%}{{ stream_windows._sw_fail(macro_name, 'relation', 'a relation (ref, source or CTE name)', relation) }}{%- endif -%}
   {%- if time_column is not string or not time_column -%}{{ stream_windows._sw_fail(macro_name, 'time_column', 'a column name', time_column) }}{%- endif -%}
   {%- if not stream_windows._sw_is_number(n) or n != (n | int) or n < 1 -%}
