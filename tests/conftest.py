@@ -22,7 +22,8 @@ from tests.dbt_in_process import DbtInProcess
 
 PROJECT_DIR = Path(__file__).resolve().parents[1]
 # Hypothesis examples of the many-example properties, one per engine family (the others
-# run 8-25): marked `proof`, so `make test-all` runs them and `make test` leaves them out.
+# run 6-12, halved in `make test`: spark_examples): marked `proof`, so `make test-all`
+# runs them and `make test` leaves them out.
 MANY_EXAMPLES = 40
 SPARK_DIR = PROJECT_DIR / ".spark" / "pytest"
 
@@ -68,6 +69,24 @@ def run_dbt(*args: str, project_dir: Path = PROJECT_DIR, expect_success: bool = 
 
 # The `fast` tier (make test-fast): the tests that need no Spark and no dbt command.
 FAST = ("tests/engine/", "tests/bench/", "tests/docs/test_pictures.py", "tests/docs/test_suite_durations.py")
+
+
+# Whether this run leaves the `proof` tier out (`make test`): set before any test module
+# is imported, so the example counts below are fixed when their decorators run.
+_WITHOUT_PROOF = False
+
+
+def pytest_configure(config):
+    global _WITHOUT_PROOF
+    _WITHOUT_PROOF = "not proof" in (config.getoption("markexpr") or "")
+
+
+def spark_examples(n: int) -> int:
+    """Hypothesis examples of a property that runs a Spark query per example (about
+    0.4 s each): n in `make test-all`, half as many (at least 4) in `make test`, whose
+    20-minute budget they shared at some 200 s. The same properties, the same
+    strategies; the full run tries twice the streams."""
+    return max(4, n // 2) if _WITHOUT_PROOF else n
 
 
 def pytest_collection_modifyitems(items):

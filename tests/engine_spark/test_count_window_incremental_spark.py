@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from streamwindows import InvalidParameterError, NullFieldError, OutOfOrderError, time_weighted_average
 from streamwindows.spark import count_window_incremental_spark
-from tests.conftest import exact_shuffle_partitions
+from tests.conftest import exact_shuffle_partitions, spark_examples
 from tests.engine_spark import tables
 from tests.engine_spark.streams import SCHEMA, events, long_stream, with_a_new_null
 from tests.engine_spark.tables import same_ordered_rows
@@ -42,7 +42,7 @@ def in_order(built: pd.DataFrame, expected: pd.DataFrame) -> None:
     same_ordered_rows(built, expected.sort_values("emit_seq", ignore_index=True))
 
 
-@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=spark_examples(10), deadline=None, suppress_health_check=list(HealthCheck))
 @given(frame=events(), n=st.integers(1, 3), data=st.data())
 def test_batches_equal_a_full_build(spark, frame, n, data):
     cuts = sorted(set(data.draw(st.lists(st.integers(1, len(frame)), max_size=3)))) + [len(frame)]

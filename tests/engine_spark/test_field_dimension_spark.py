@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 
 from streamwindows import InvalidParameterError, NullFieldError, OutOfOrderError, field_dimension_aggregate
 from streamwindows.spark import field_dimension_aggregate_spark, field_dimension_incremental_spark
-from tests.conftest import MANY_EXAMPLES, exact_shuffle_partitions
+from tests.conftest import MANY_EXAMPLES, exact_shuffle_partitions, spark_examples
 from tests.engine.field_dimension_cases import (
     AGGREGATES,
     LATE,
@@ -34,7 +34,7 @@ def on_spark(spark, frame, partitions=None, **options):
     return result.toPandas().sort_values("emit_seq", ignore_index=True)
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=spark_examples(12), deadline=None, suppress_health_check=list(HealthCheck))
 @given(scenarios())
 def test_spark_matches_pandas_engine(spark, scenario):
     spark_matches_pandas_engine(spark, scenario)

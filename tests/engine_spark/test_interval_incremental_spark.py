@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from streamwindows import InvalidParameterError, NullFieldError, OutOfOrderError
 from streamwindows.spark import interval_aggregate_incremental_spark
-from tests.conftest import exact_shuffle_partitions
+from tests.conftest import exact_shuffle_partitions, spark_examples
 from tests.engine.reference_field_dimension import rows
 from tests.engine_spark import tables
 from tests.engine_spark.conftest import PLANS
@@ -32,7 +32,7 @@ def full_build(spark, frame: pd.DataFrame, input_schema=SCHEMA, **options) -> pd
                                                 **options).toPandas()
 
 
-@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=spark_examples(10), deadline=None, suppress_health_check=list(HealthCheck))
 @given(frame=ordered_events(), data=st.data())
 def test_batches_equal_a_full_build(spark, frame, data):
     cuts = sorted(set(data.draw(st.lists(st.integers(1, len(frame)), max_size=3)))) + [len(frame)]

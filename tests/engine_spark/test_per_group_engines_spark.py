@@ -22,14 +22,14 @@ from streamwindows.interval_semantics import interval_pieces
 from streamwindows.spark import count_window_aggregate_spark, interval_aggregate_spark
 from streamwindows.spark.per_group import apply_per_group
 from streamwindows.spark.session import session_setting
-from tests.conftest import MANY_EXAMPLES, exact_shuffle_partitions
+from tests.conftest import MANY_EXAMPLES, exact_shuffle_partitions, spark_examples
 from tests.engine.reference_field_dimension import rows
 from tests.engine_spark.conftest import PLANS
 from tests.engine_spark.streams import SCHEMA, events, ordered_events
 from tests.engine_spark.tables import same_ordered_rows, same_rows
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=spark_examples(8), deadline=None, suppress_health_check=list(HealthCheck))
 @given(frame=events(), n=st.integers(1, 3))
 def test_count_window_on_spark_equals_pandas(spark, frame, n):
     options = dict(time="t0", end="t1", n=n, group_by="g", arrival="seq", aggregates={"s": "sum(v)", "k": "count(*)"},
@@ -39,7 +39,7 @@ def test_count_window_on_spark_equals_pandas(spark, frame, n):
     same_ordered_rows(actual, count_window_aggregate(frame, **options))  # emit_seq included
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=spark_examples(8), deadline=None, suppress_health_check=list(HealthCheck))
 @given(frame=ordered_events(), drain=st.booleans(), latency=st.booleans())
 def test_interval_semantics_on_spark_equals_pandas(spark, frame, drain, latency):
     interval_semantics_on_spark_equals_pandas(spark, frame, drain, latency)
@@ -50,7 +50,7 @@ def test_interval_semantics_on_spark_equals_pandas(spark, frame, drain, latency)
 @given(frame=ordered_events(), drain=st.booleans(), latency=st.booleans())
 def test_interval_semantics_on_spark_equals_pandas_on_many_streams(spark, frame, drain, latency):
     """Odysseus's family on many more streams. Guarded in `make test` by
-    test_interval_semantics_on_spark_equals_pandas (the same check, 8 streams)."""
+    test_interval_semantics_on_spark_equals_pandas (the same check, 8 streams, 4 in `make test`)."""
     interval_semantics_on_spark_equals_pandas(spark, frame, drain, latency)
 
 
@@ -107,7 +107,7 @@ def test_interval_out_of_order_across_groups_fails_on_spark(spark, interval_plan
     )
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=spark_examples(8), deadline=None, suppress_health_check=list(HealthCheck))
 @given(frame=events(), partitions=st.sampled_from([1, 2, 8]), batch_rows=st.integers(1, 8))
 def test_engine_calls_are_cut_between_whole_groups(spark, frame, partitions, batch_rows):
     """Arrow batches of 2 rows and cuts every few rows: a call never splits a group (the

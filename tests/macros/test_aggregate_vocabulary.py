@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from streamwindows.range_aggregates import parse_aggregates
-from tests.conftest import compile_error, compiled
+from tests.conftest import compile_error, compiled, spark_examples
 
 # --------------------------------------------------------------------------------------
 # Compile-time errors
@@ -323,7 +323,7 @@ def test_every_function_matches_the_engine_kernels(spark, kind, size, direction,
                        f"direction='{direction}', ties='{ties}', partition_by={partition_by!r}, "
                        f"arrival_order='seq', aggregates={as_sql(aggregates)}) }}}}")
 
-    @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=spark_examples(10), deadline=None, suppress_health_check=list(HealthCheck))
     @given(stream=streams())
     def check(stream):
         assert_window_matches_engine(spark, sql, stream, aggregates, kind=kind, size=size, direction=direction,
@@ -336,7 +336,7 @@ def test_fenl_cumulative_order_free_functions_match_the_engine(spark):
     sql = compiled("{{ fenl_aggregate('sw_input', entity='p', time_column='t', arrival_order='seq', "
                    f"aggregates={as_sql(ORDER_FREE)}) }}}}")
 
-    @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=spark_examples(8), deadline=None, suppress_health_check=list(HealthCheck))
     @given(stream=streams())
     def check(stream):
         got = {r["seq"]: r for r in run_sql(spark, sql, stream)}
@@ -409,7 +409,7 @@ def test_merged_partials_equal_the_direct_aggregate(spark):
     merge_sql = compiled(f"{{{{ merge_partial_aggregates('sw_partials', group_by=['p'], "
                          f"aggregates={as_sql(PARTIAL_AGGREGATES)}) }}}}")
 
-    @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=spark_examples(10), deadline=None, suppress_health_check=list(HealthCheck))
     @given(stream=paned_streams())
     def check(stream):
         data = [(r["seq"], r["t"], r["p"], r["v"], r["w"], r["s"], r["pane_id"]) for r in stream]
@@ -433,7 +433,7 @@ def test_merged_rate_divides_by_the_span_of_the_merged_panes(spark):
                            f"aggregates={as_sql(aggregates)}) }}}}")
     merge_sql = compiled(merge_call(aggregates))
 
-    @settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=spark_examples(6), deadline=None, suppress_health_check=list(HealthCheck))
     @given(stream=streams())
     def check(stream):
         run_sql(spark, "select 1", stream)
@@ -510,7 +510,7 @@ def test_panes_merged_into_hopping_windows_equal_each_window_directly(spark, pan
                            f"aggregates={as_sql(aggregates)}) }}}}")
     merge_sql = compiled(windowed_merge_call(aggregates, size, advance))
 
-    @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=spark_examples(8), deadline=None, suppress_health_check=list(HealthCheck))
     @given(stream=streams())
     def check(stream):
         run_sql(spark, "select 1", stream)

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from streamwindows import count_window_aggregate as engine_count_window
-from tests.conftest import MANY_EXAMPLES, compiled
+from tests.conftest import MANY_EXAMPLES, compiled, spark_examples
 
 AGGREGATES = {"s": "sum(v)", "c": "count(v)", "rows_n": "count(*)", "lo": "min(v)", "hi": "max(v)",
               "mean_v": "avg(v)", "first_v": "first(v)", "last_v": "last(v)", "per_tick": "rate(*)",
@@ -62,7 +62,7 @@ def normalise(value):
 @pytest.mark.parametrize("plan", PLANS)
 @pytest.mark.parametrize("n", [1, 2, 4], ids=lambda n: f"N={n}")
 def test_count_window_sql_equals_the_engine(spark, n, plan):
-    check_count_window_sql(spark, n, examples=10, plan=plan)
+    check_count_window_sql(spark, n, examples=spark_examples(10), plan=plan)
 
 
 @pytest.mark.proof
@@ -70,7 +70,7 @@ def test_count_window_sql_equals_the_engine(spark, n, plan):
 def test_count_window_sql_equals_the_engine_on_many_streams(spark, plan):
     """StreamInsight's family on many more streams (N = 3). Guarded in `make test` by
     test_count_window_sql_equals_the_engine (the same check for each N and plan, 10
-    streams each)."""
+    streams each, 5 in `make test`)."""
     check_count_window_sql(spark, 3, examples=MANY_EXAMPLES, plan=plan)
 
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import MANY_EXAMPLES, compiled
+from tests.conftest import MANY_EXAMPLES, compiled, spark_examples
 from tests.macros.reference_fenl import UTC, cron, per_row
 
 EPOCH = dt.datetime(1970, 1, 1, tzinfo=UTC)
@@ -93,14 +93,14 @@ PER_ROW = [
 
 @pytest.mark.parametrize(("window", "kind", "n"), PER_ROW)
 def test_per_row_windows_match_reference(spark, window, kind, n):
-    check_per_row_window(spark, window, kind, n, examples=12)
+    check_per_row_window(spark, window, kind, n, examples=spark_examples(12))
 
 
 @pytest.mark.proof
 def test_sliding_window_matches_reference_on_many_streams(spark):
     """Fenl's family on many more streams: sliding(3, flag), a NULL predicate false.
     Guarded in `make test` by test_per_row_windows_match_reference (the same check,
-    every per-row window, 12 streams each)."""
+    every per-row window, 12 streams each, 6 in `make test`)."""
     check_per_row_window(spark, "fenl_sliding(3, 'flag')", "sliding", 3, examples=MANY_EXAMPLES)
 
 
@@ -155,7 +155,7 @@ def test_cron_windows_match_reference(spark, period, zone, unit, base):
     sql = call(f"fenl_since(period='{period}')", time_zone=zone)
     sql = f"select *, unix_micros(period_start) as start_us, unix_micros(period_end) as end_us from ({sql})"
 
-    @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=spark_examples(10), deadline=None, suppress_health_check=list(HealthCheck))
     @given(stream=streams(max_step_minutes=12))
     def check(stream):
         load(spark, stream, base=base, unit=unit)

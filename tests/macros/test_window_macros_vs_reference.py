@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import MANY_EXAMPLES, compiled
+from tests.conftest import MANY_EXAMPLES, compiled, spark_examples
 from tests.macros.reference_sqlstream import range_window, rows_window
 
 AGGREGATES = {
@@ -94,7 +94,7 @@ def check_numeric_range_window(spark, direction, ties, partition_by, size, examp
 
 @pytest.mark.parametrize(("direction", "ties", "partition_by", "size"), RANGE_CASES)
 def test_numeric_range_window_matches_reference(spark, direction, ties, partition_by, size):
-    check_numeric_range_window(spark, direction, ties, partition_by, size, examples=12)
+    check_numeric_range_window(spark, direction, ties, partition_by, size, examples=spark_examples(12))
 
 
 @pytest.mark.proof
@@ -102,7 +102,7 @@ def test_range_window_matches_reference_on_many_streams(spark):
     """SQLstream's family on many more streams: FOLLOWING (provisional rows) per
     partition with arrival ties, the case with the most moving parts. Guarded in `make
     test` by test_numeric_range_window_matches_reference (the same check over every
-    direction, tie mode and partitioning, 12 streams each)."""
+    direction, tie mode and partitioning, 12 streams each, 6 in `make test`)."""
     check_numeric_range_window(spark, "following", "arrival", ["p"], 3, examples=MANY_EXAMPLES)
 
 
@@ -113,7 +113,7 @@ def test_interval_range_over_timestamps_matches_reference(spark):
     )
     aggregates = {**AGGREGATES, "avg_v": ("avg_int", "v")}
 
-    @settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=spark_examples(12), deadline=None, suppress_health_check=list(HealthCheck))
     @given(stream=streams())
     def check(stream):
         got = run_on(spark, sql, stream, as_timestamp=True)
@@ -131,7 +131,7 @@ def test_rows_window_matches_reference(spark, n):
         f"aggregates={AGGREGATES_SQL}) }}}}"
     )
 
-    @settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=spark_examples(12), deadline=None, suppress_health_check=list(HealthCheck))
     @given(stream=streams())
     def check(stream):
         got = run_on(spark, sql, stream, as_timestamp=False)
