@@ -89,10 +89,12 @@
   {{ return((modules.datetime.datetime(year, 1, 1) - epoch).days * 86400000000) }}
 {% endmacro %}
 
-{% macro _sw_batch_partition_column(microbatch) %}
+{% macro _sw_batch_partition_column(microbatch, column=none) %}
   {#- time_partition: the start of the output time's batch in UTC, whatever the
-      session's time zone (a timestamp for hourly batches, else a date). -#}
-  {%- set key = stream_windows._sw_batch_key(microbatch.event_time) -%}
+      session's time zone (a timestamp for hourly batches, else a date). `column`: an
+      expression of the output time where its name cannot be used (a GROUP BY's
+      select list). -#}
+  {%- set key = stream_windows._sw_batch_key(column or microbatch.event_time) -%}
   {%- if microbatch.size == 'hour' -%}
     {{ return('timestamp_micros(' ~ key ~ ' - pmod(' ~ key ~ ', 3600000000)) as time_partition') }}
   {%- endif -%}
@@ -103,11 +105,12 @@
   {{ return('trunc(' ~ day ~ ", '" ~ ('MM' if microbatch.size == 'month' else 'YEAR') ~ "') as time_partition") }}
 {% endmacro %}
 
-{% macro _sw_batch_rows(macro_name, microbatch, from_key, arrival_order) %}
+{% macro _sw_batch_rows(macro_name, microbatch, from_key, arrival_order, column=none) %}
   {#- The condition that keeps the rows a batch writes: output time in
       [from_key, the batch's end). A row with no event_time belongs to no batch: it
-      fails the batch, named by its arrival position, instead of being left out. -#}
-  {%- set key = stream_windows._sw_batch_key(microbatch.event_time) -%}
+      fails the batch, named by its arrival position, instead of being left out.
+      `column`: as _sw_batch_partition_column takes it. -#}
+  {%- set key = stream_windows._sw_batch_key(column or microbatch.event_time) -%}
   {%- set place = ("concat('arrival position ', coalesce(cast(" ~ arrival_order ~ " as string), 'NULL'))") if arrival_order else "'a row'" -%}
   {{ return('case when ' ~ key ~ " is null then raise_error(concat('" ~ macro_name ~ "() in model " ~ model.name ~ ": event_time "
       ~ microbatch.event_time ~ " is NULL at ', " ~ place ~ ", ' (a microbatch model places each row in a batch by its event_time)')) else "
@@ -131,4 +134,61 @@
   {%- set last = run_query('select max(' ~ key ~ ') as k from ' ~ source ~ ' as _sw_before where ' ~ key ~ ' < ' ~ microbatch.start).rows[0]['k'] -%}
   {%- if last is none -%}{{ return(microbatch.start) }}{%- endif -%}
   {{ return(stream_windows._sw_batch_start(microbatch, [last | int - reach_future, microbatch.start] | min)) }}
+{% endmacro %}
+
+{% macro _sw_batch_reopened_from(microbatch, relation, key, groups) %}
+  {#- The first key a count window's batch rewrites: its start, or the batch holding
+      the earliest last time before it of a group with times in it (that group's
+      provisional last window becomes final in this batch). -#}
+  {%- set group_list = groups if groups else ['_sw_all'] -%}
+  {%- set group_select = groups | join(', ') if groups else '1 as _sw_all' -%}
+  {%- set on = [] -%}
+  {%- for column in group_list -%}{%- do on.append('_sw_older.' ~ column ~ ' <=> _sw_touched.' ~ column) -%}{%- endfor -%}
+  {%- set older -%}
+    select {{ group_select }}, max({{ key }}) as _sw_last
+    from {{ relation }} as _sw_input
+    where {{ key }} < {{ microbatch.start }}
+    group by {{ group_list | join(', ') }}
+  {%- endset -%}
+  {%- set touched -%}
+    select distinct {{ group_select }}
+    from {{ relation }} as _sw_input
+    where {{ key }} >= {{ microbatch.start }} and {{ key }} < {{ microbatch.end }}
+  {%- endset -%}
+  {%- set last = run_query('select min(_sw_last) as k from (' ~ older ~ ') as _sw_older left semi join (' ~ touched ~ ') as _sw_touched on ' ~ on | join(' and ')).rows[0]['k'] -%}
+  {%- if last is none -%}{{ return(microbatch.start) }}{%- endif -%}
+  {{ return(stream_windows._sw_batch_start(microbatch, [last | int, microbatch.start] | min)) }}
+{% endmacro %}
+
+{% macro _sw_batch_counted_input(microbatch, relation, key, groups, rewrite_from, n, rank_expr) %}
+  {#- A count window's input for a batch that rewrites from `rewrite_from`: the rows
+      from there to the batch's end, each group's n latest start times before them
+      (the incremental mode's counted context), the rows of each group's first start
+      time after the batch (whether its last window in the batch is final), and any
+      row with a NULL time (the query fails on it, naming it). -#}
+  {%- set bounded = '(select * from ' ~ relation ~ ' as _sw_all where ' ~ key ~ ' < ' ~ microbatch.end ~ ')' -%}
+  {%- set context = stream_windows._sw_counted_context(bounded, {'from_key': rewrite_from, 'key': key, 'exclude': none, 'floor': none},
+      {'kind': 'interval', 'partition': 'day'}, groups, n, 'times', rank_expr) -%}
+  {%- set over = ('partition by ' ~ groups | join(', ')) if groups else '' -%}
+  {%- set input -%}
+    (select * from {{ context }} as _sw_context_rows
+    union all
+    select * from {{ relation }} as _sw_undated where {{ key }} is null
+    union all
+    select * except (_sw_next) from (
+        select *, min({{ key }}) over ({{ over }}) as _sw_next from {{ relation }} as _sw_after where {{ key }} >= {{ microbatch.end }}
+    ) as _sw_next_times
+    where {{ key }} = _sw_next)
+  {%- endset -%}
+  {{ return(input) }}
+{% endmacro %}
+
+{% macro _sw_batch_open_from(microbatch, every, size) %}
+  {#- The first key a batch of time-aligned windows rewrites (panes: every = size;
+      hopping windows over panes: starts on multiples of `every`, `size` long): its
+      start, or the batch holding the earliest window that starts before it and ends
+      after its start (that window now gets this batch's rows). -#}
+  {%- set earliest = microbatch.start - size - (microbatch.start - size) % every + every -%}
+  {%- if earliest >= microbatch.start -%}{{ return(microbatch.start) }}{%- endif -%}
+  {{ return(stream_windows._sw_batch_start(microbatch, earliest)) }}
 {% endmacro %}

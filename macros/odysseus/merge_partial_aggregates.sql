@@ -18,7 +18,7 @@
 {% macro default__merge_partial_aggregates(relation, group_by, aggregates, window) %}
   {%- set macro_name = 'merge_partial_aggregates' -%}
   {%- if not execute -%}{{ return(stream_windows._sw_parse_only(none, none)) }}{%- endif -%}
-  {%- do stream_windows._sw_microbatch(macro_name, none, supported=false) -%}
+  {%- set microbatch = stream_windows._sw_microbatch(macro_name, none) -%}
   {%- if relation is none -%}{{ stream_windows._sw_fail(macro_name, 'relation', 'a relation made by partial_aggregate (ref or CTE name)', relation) }}{%- endif -%}
   {%- set groups = stream_windows._sw_as_list(macro_name, 'group_by', group_by) -%}
   {#- RATE's duration is carried by its states (the span of the merged panes). -#}
@@ -29,7 +29,27 @@
     {%- for state in stream_windows._sw_partial_state_names(agg) -%}{%- do wanted.append(("aggregates['" ~ agg.name ~ "']", state)) -%}{%- endfor -%}
   {%- endfor -%}
   {{- stream_windows._sw_check_columns_exist(macro_name, relation, wanted) -}}
-  {%- set windowing = stream_windows._sw_merge_windowing(macro_name, relation, groups, window) -%}
+  {%- set batch = none -%}
+  {%- set read = none -%}
+  {%- if microbatch is not none -%}
+    {%- set hopping = stream_windows._sw_merge_window_sizes(macro_name, window) if window is not none else none -%}
+    {%- if hopping is none or hopping.kind != 'interval' or microbatch.event_time | lower != 'window_start' -%}
+      {{ stream_windows._sw_compile_error(macro_name ~ "() in model " ~ model.name ~ " (incremental_strategy='microbatch'): configure event_time='window_start' and a `window` {'size': <interval>, 'advance': <interval>} over time panes (dbt's batches are spans of time); got event_time="
+          ~ microbatch.event_time ~ ", window " ~ window ~ ".") }}
+    {%- endif -%}
+    {%- if microbatch.start is not none -%}
+      {#- The batch's windows, and those that start before it and end in it (their
+          batches are rewritten), from the panes they hold. A pane with NULL bounds
+          passes, to fail the pane check. -#}
+      {%- set rewrite_from = stream_windows._sw_batch_open_from(microbatch, hopping.advance, hopping.size) -%}
+      {%- set key = stream_windows._sw_batch_key('pane_start') -%}
+      {%- set read = '(' ~ key ~ ' is null or (' ~ key ~ ' >= ' ~ rewrite_from ~ ' and ' ~ key ~ ' < ' ~ (microbatch.end + hopping.size) ~ '))' -%}
+      {%- set window_key = stream_windows._sw_batch_key('timestamp_micros(_sw_window_start)') -%}
+      {%- set batch = window_key ~ ' >= ' ~ rewrite_from ~ ' and ' ~ window_key ~ ' < ' ~ microbatch.end -%}
+    {%- endif -%}
+  {%- endif -%}
+  {%- set windowing = stream_windows._sw_merge_windowing(macro_name, relation, groups, window, read) -%}
+
   {%- set keys = groups + windowing['keys'] -%}
   {%- set over_group = '(partition by ' ~ keys | join(', ') ~ ')' if keys else '()' -%}
   {%- set helpers = [] -%}
@@ -43,36 +63,33 @@
     {%- endif -%}
     {%- do finals.append(stream_windows._sw_partial_merge_expr(agg) ~ ' as ' ~ agg.name) -%}
   {%- endfor -%}
+  {%- if microbatch is not none -%}
+    {%- do finals.append(stream_windows._sw_batch_partition_column(microbatch, 'timestamp_micros(_sw_window_start)')) -%}
+  {%- endif -%}
 select
     {{ (groups + windowing.outputs + finals) | join(',\n    ') }}
 from (select *{{ (', ' ~ helpers | join(', ')) if helpers else '' }} from {{ windowing.relation }} as _sw_states) as _sw_centered
 {%- if keys %}
 group by {{ keys | join(', ') }}
 {%- endif %}
+{%- if batch is not none %}
+having {{ batch }}
+{%- endif %}
 {% endmacro %}
 
-{% macro _sw_merge_windowing(macro_name, relation, groups, window) %}
+{% macro _sw_merge_windowing(macro_name, relation, groups, window, read=none) %}
   {#- {'relation': the state rows (copied per hopping window), 'keys': extra GROUP BY
       columns, 'outputs': extra output columns, 'duration': a window's length in RATE
-      units or none}. -#}
+      units or none}. `read`: a condition on the state rows to read (a batch's). -#}
   {%- if window is none -%}
     {{ return({'relation': relation, 'keys': [], 'outputs': [], 'duration': none}) }}
   {%- endif -%}
-  {%- set rule = "{'size': <interval or number>, 'advance': <interval or number>} with 0 < advance <= size, both intervals (time panes) or both whole numbers (numeric panes)" -%}
-  {%- if window is not mapping or window.keys() | list | sort != ['advance', 'size'] -%}
-    {{ stream_windows._sw_fail(macro_name, 'window', rule, window) }}
-  {%- endif -%}
-  {%- set size = stream_windows._sw_parse_range(macro_name, "window['size']", window.size) -%}
-  {%- set advance = stream_windows._sw_parse_range(macro_name, "window['advance']", window.advance) -%}
-  {%- if size.kind != advance.kind or advance.size <= 0 or advance.size > size.size
-         or (size.kind == 'number' and (size.size != (size.size | int) or advance.size != (advance.size | int))) -%}
-    {{ stream_windows._sw_fail(macro_name, 'window', rule, window) }}
-  {%- endif -%}
+  {%- set sizes = stream_windows._sw_merge_window_sizes(macro_name, window) -%}
   {{- stream_windows._sw_check_columns_exist(macro_name, relation, [('window (the pane bounds partial_aggregate outputs for a time pane)', 'pane_start'),
                                                       ('window (the pane bounds partial_aggregate outputs for a time pane)', 'pane_end')]) -}}
-  {%- set s = size.size | int -%}
-  {%- set a = advance.size | int -%}
-  {%- if size.kind == 'interval' -%}
+  {%- set s = sizes.size -%}
+  {%- set a = sizes.advance -%}
+  {%- if sizes.kind == 'interval' -%}
     {%- set start = 'unix_micros(pane_start)' -%}
     {%- set length = '(unix_micros(pane_end) - unix_micros(pane_start))' -%}
     {%- set outputs = ['timestamp_micros(_sw_window_start) as window_start', 'timestamp_micros(_sw_window_start + ' ~ s ~ ') as window_end'] -%}
@@ -87,12 +104,28 @@ group by {{ keys | join(', ') }}
   {%- set where = ["'pane_start ', cast(pane_start as string)"] -%}
   {%- for column in groups -%}{%- do where.append("', " ~ column ~ " ', coalesce(cast(" ~ column ~ " as string), 'NULL')") -%}{%- endfor -%}
   {%- set message = "concat('" ~ macro_name ~ "() in model " ~ model_name ~ ": a pane of length ', cast(" ~ length
-      ~ " as string), ' does not divide the window size " ~ s ~ " and advance " ~ a ~ " (" ~ ('microseconds' if size.kind == 'interval' else 'units')
+      ~ " as string), ' does not divide the window size " ~ s ~ " and advance " ~ a ~ " (" ~ ('microseconds' if sizes.kind == 'interval' else 'units')
       ~ "), at ', " ~ where | join(', ') ~ ")" -%}
   {#- The first window holding the pane starts at the first multiple of the advance at
       or after (pane end - size); the last at the last multiple at or before its start. -#}
   {%- set first = '(' ~ start ~ ' + ' ~ length ~ ' - ' ~ s ~ ')' -%}
   {%- set copies = 'explode(sequence(cast(' ~ first ~ ' + pmod(-' ~ first ~ ', ' ~ a ~ ') as bigint), cast(' ~ start ~ ' - pmod(' ~ start ~ ', ' ~ a ~ ') as bigint), ' ~ a ~ '))' -%}
-  {{ return({'relation': '(select *, ' ~ copies ~ ' as _sw_window_start from (select * from ' ~ relation ~ ' where case when ' ~ length ~ ' > 0 and pmod(' ~ s ~ ', ' ~ length ~ ') = 0 and pmod(' ~ a ~ ', ' ~ length ~ ') = 0 then true else raise_error(' ~ message ~ ') end) as _sw_checked)',
+  {{ return({'relation': '(select *, ' ~ copies ~ ' as _sw_window_start from (select * from ' ~ relation ~ ' where ' ~ (read ~ ' and ' if read else '') ~ 'case when ' ~ length ~ ' > 0 and pmod(' ~ s ~ ', ' ~ length ~ ') = 0 and pmod(' ~ a ~ ', ' ~ length ~ ') = 0 then true else raise_error(' ~ message ~ ') end) as _sw_checked)',
              'keys': ['_sw_window_start'], 'outputs': outputs, 'duration': duration}) }}
+{% endmacro %}
+
+{% macro _sw_merge_window_sizes(macro_name, window) %}
+  {#- The validated `window`: {'size', 'advance' (whole numbers: microseconds for
+      intervals), 'kind': 'interval' | 'number'}. -#}
+  {%- set rule = "{'size': <interval or number>, 'advance': <interval or number>} with 0 < advance <= size, both intervals (time panes) or both whole numbers (numeric panes)" -%}
+  {%- if window is not mapping or window.keys() | list | sort != ['advance', 'size'] -%}
+    {{ stream_windows._sw_fail(macro_name, 'window', rule, window) }}
+  {%- endif -%}
+  {%- set size = stream_windows._sw_parse_range(macro_name, "window['size']", window.size) -%}
+  {%- set advance = stream_windows._sw_parse_range(macro_name, "window['advance']", window.advance) -%}
+  {%- if size.kind != advance.kind or advance.size <= 0 or advance.size > size.size
+         or (size.kind == 'number' and (size.size != (size.size | int) or advance.size != (advance.size | int))) -%}
+    {{ stream_windows._sw_fail(macro_name, 'window', rule, window) }}
+  {%- endif -%}
+  {{ return({'size': size.size | int, 'advance': advance.size | int, 'kind': size.kind}) }}
 {% endmacro %}

@@ -20,11 +20,14 @@
     reads panes, not input rows. A pane is closed once the input has passed its end,
     so a run recomputes only the panes from the one holding W (the latest time the
     input had at the last run) on, from their own rows; W and S come from the input
-    (the states show no arrival position). -#}
+    (the states show no arrival position).
+
+    Under dbt's microbatch (event_time='pane_start', a time pane) a batch writes its
+    panes, and rewrites the batch of a pane that starts before it and ends in it. -#}
 {% macro default__partial_aggregate(relation, group_by, pane, aggregates, arrival_order, incremental) %}
   {%- set macro_name = 'partial_aggregate' -%}
   {%- if not execute -%}{{ return(stream_windows._sw_parse_only(incremental, pane.get('time_column') if pane is mapping else none)) }}{%- endif -%}
-  {%- do stream_windows._sw_microbatch(macro_name, incremental, supported=false) -%}
+  {%- set microbatch = stream_windows._sw_microbatch(macro_name, incremental) -%}
   {%- if relation is none -%}{{ stream_windows._sw_fail(macro_name, 'relation', 'a relation (ref, source or CTE name)', relation) }}{%- endif -%}
   {%- set groups = stream_windows._sw_as_list(macro_name, 'group_by', group_by) -%}
   {%- if arrival_order is not none and (arrival_order is not string or not arrival_order) -%}
@@ -51,6 +54,24 @@
     {%- endfor -%}
   {%- endfor -%}
   {%- set keys = groups + paning['keys'] -%}
+  {%- set batch = none -%}
+  {%- if microbatch is not none -%}
+    {%- if paning.size is not defined or paning.size.kind != 'interval' or microbatch.event_time | lower != 'pane_start' -%}
+      {{ stream_windows._sw_compile_error(macro_name ~ "() in model " ~ model.name ~ " (incremental_strategy='microbatch'): configure event_time='pane_start' and a time pane {'time_column': <timestamp column>, 'size': <interval>} (dbt's batches are spans of time); got event_time="
+          ~ microbatch.event_time ~ ", pane " ~ pane ~ ".") }}
+    {%- endif -%}
+    {%- do states.append(stream_windows._sw_batch_partition_column(microbatch, 'timestamp_micros(_sw_pane_start)')) -%}
+    {%- if microbatch.start is not none -%}
+      {#- The batch's panes, and the pane that started before it and ends in it (its
+          batch is rewritten): whole, from their own rows. A row with a NULL time
+          passes the bounds into a NULL pane, which fails the batch. -#}
+      {%- set size = paning.size.size | int -%}
+      {%- set key = stream_windows._sw_batch_key(pane.time_column) -%}
+      {%- set rewrite_from = stream_windows._sw_batch_open_from(microbatch, size, size) -%}
+      {%- set batch = {'read': key ~ ' is null or (' ~ key ~ ' >= ' ~ rewrite_from ~ ' and ' ~ key ~ ' < ' ~ (microbatch.end + size) ~ ')',
+                       'rows': stream_windows._sw_batch_rows(macro_name, microbatch, rewrite_from, none, 'timestamp_micros(_sw_pane_start)')} -%}
+    {%- endif -%}
+  {%- endif -%}
   {%- set plan = none -%}
   {%- set planned = none -%}
   {%- if spec is not none -%}
@@ -73,8 +94,14 @@ where _sw_pane_start >= {{ plan.from_key }}
   and not ({{ plan.exclude }})
   {%- endif %}
 {%- endif %}
+{%- if batch is not none %}
+where {{ batch.read }}
+{%- endif %}
 {%- if keys %}
 group by {{ keys | join(', ') }}
+{%- endif %}
+{%- if batch is not none %}
+having {{ batch.rows }}
 {%- endif %}
 {% endmacro %}
 

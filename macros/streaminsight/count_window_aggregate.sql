@@ -29,11 +29,15 @@
     runs (macros/incremental/_sw_incremental.sql), partitioned by point_at. A run
     recomputes from the partition of the latest start time it has seen, or of an
     earlier last start time of a group that gets new events (its provisional window
-    becomes final); each group's N-1 start times before that are read as context. -#}
+    becomes final); each group's N-1 start times before that are read as context.
+
+    Under dbt's microbatch (event_time='point_at') a batch writes the windows whose
+    point_at lies in it, and rewrites the batch holding the provisional last window of
+    each group that has start times in this batch. -#}
 {% macro default__count_window_aggregate(relation, time_column, n, aggregates, group_by, arrival_order, tick, incremental) %}
   {%- set macro_name = 'count_window_aggregate' -%}
   {%- if not execute -%}{{ return(stream_windows._sw_parse_only(incremental, time_column)) }}{%- endif -%}
-  {%- do stream_windows._sw_microbatch(macro_name, incremental, supported=false) -%}
+  {%- set microbatch = stream_windows._sw_microbatch(macro_name, incremental) -%}
   {%- if relation is none -%}{{ stream_windows._sw_fail(macro_name, 'relation', 'a relation (ref, source or CTE name)', relation) }}{%- endif -%}
   {%- if time_column is not string or not time_column -%}{{ stream_windows._sw_fail(macro_name, 'time_column', 'a column name', time_column) }}{%- endif -%}
   {%- if not stream_windows._sw_is_number(n) or n != (n | int) or n < 1 -%}
@@ -72,9 +76,29 @@
   {%- set per_start = not unmergeable -%}
   {%- set planned = stream_windows._sw_incremental_plan(macro_name, spec, relation, arrival_order, groups, none, 0, 'input') if spec is not none else none -%}
   {%- set plan = planned if planned is not none and not planned.full else none -%}
+  {%- set newest_first = 'dense_rank() over (' ~ ('partition by ' ~ groups | join(', ') ~ ' ' if groups else '') ~ 'order by ' ~ time_column ~ ' desc)' -%}
   {%- if plan is not none -%}
-    {%- set relation = stream_windows._sw_counted_context(relation, plan, spec, groups, n - 1, 'times', 'dense_rank() over ('
-        ~ ('partition by ' ~ groups | join(', ') ~ ' ' if groups else '') ~ 'order by ' ~ time_column ~ ' desc)') -%}
+    {%- set relation = stream_windows._sw_counted_context(relation, plan, spec, groups, n - 1, 'times', newest_first) -%}
+  {%- endif -%}
+  {%- set batch_rows = none -%}
+  {%- if microbatch is not none -%}
+    {%- if microbatch.event_time | lower != 'point_at' or tick_sql is not string -%}
+      {{ stream_windows._sw_compile_error(macro_name ~ "() in model " ~ model.name ~ " (incremental_strategy='microbatch'): configure event_time='point_at' (a window's row is placed at its last start time) over a timestamp time column (dbt's batches are spans of time); got event_time="
+          ~ microbatch.event_time ~ ", time column " ~ time_column ~ (" of an integer type" if tick_sql is not string else "") ~ ".") }}
+    {%- endif -%}
+    {%- if microbatch.start is not none -%}
+      {#- This batch's windows, and the provisional last window (before the batch) of
+          each group with start times in it, which becomes final now: read from each
+          group's N-1 start times before them, to the group's first start time after
+          the batch (which tells whether its last window there is final). -#}
+      {%- set key = stream_windows._sw_batch_key(time_column) -%}
+      {%- set rewrite_from = stream_windows._sw_batch_reopened_from(microbatch, relation, key, groups) -%}
+      {%- set relation = stream_windows._sw_batch_counted_input(microbatch, relation, key, groups, rewrite_from, n - 1, newest_first) -%}
+      {#- A plain condition (no NULL check): point_at is NULL where no window opens,
+          and those rows are left out by design. -#}
+      {%- set point_key = stream_windows._sw_batch_key('point_at') -%}
+      {%- set batch_rows = point_key ~ ' >= ' ~ rewrite_from ~ ' and ' ~ point_key ~ ' < ' ~ microbatch.end -%}
+    {%- endif -%}
   {%- endif -%}
 
   {%- set model_name = model.name if model is defined and model is not none and model.name is defined else 'unknown model' -%}
@@ -126,6 +150,9 @@ select
     {{ aggs | map(attribute='name') | join(',\n    ') }}
     {%- if spec is not none %},
     {{ stream_windows._sw_incremental_partition_column(spec, 'point_at') }}
+    {%- endif %}
+    {%- if microbatch is not none %},
+    {{ stream_windows._sw_batch_partition_column(microbatch) }}
     {%- endif %}
 from (
     {%- if per_start %}
@@ -212,6 +239,9 @@ where
     {%- endif %}
     {%- if plan is not none %}
     and {{ ('unix_micros(cast(point_at as timestamp))' if spec.kind == 'interval' else 'point_at') }} >= {{ plan.from_key }}
+    {%- endif %}
+    {%- if batch_rows is not none %}
+    and {{ batch_rows }}
     {%- endif %}
 {% endmacro %}
 
