@@ -14,11 +14,12 @@
     over the window, each later one over the output sequence of the one before
     (Fenl's repeated aggregation), cumulatively.
     `incremental` (per-row windows): build batch by batch, carrying each entity's
-    state between runs (fenl_incremental.sql). -#}
+    state between runs (fenl_incremental.sql). Under dbt's microbatch:
+    fenl_microbatch.sql. -#}
 {% macro default__fenl_aggregate(relation, entity, time_column, aggregates, arrival_order, window, columns, time_zone, incremental) %}
   {%- set macro_name = 'fenl_aggregate' -%}
   {%- if not execute -%}{{ return(stream_windows._sw_parse_only(incremental, time_column)) }}{%- endif -%}
-  {%- do stream_windows._sw_microbatch(macro_name, incremental, supported=false) -%}
+  {%- set microbatch = stream_windows._sw_microbatch(macro_name, incremental) -%}
   {%- if relation is none -%}{{ stream_windows._sw_fail(macro_name, 'relation', 'a relation (ref, source or CTE name)', relation) }}{%- endif -%}
   {%- set entities = stream_windows._sw_as_list(macro_name, 'entity', entity) -%}
   {%- if not entities -%}{{ stream_windows._sw_fail(macro_name, 'entity', 'a column name or a list of column names', entity) }}{%- endif -%}
@@ -56,6 +57,9 @@
     {{ stream_windows._sw_fail(macro_name, 'columns', 'a list holding the time column and the arrival order for an incremental build (' ~ time_column ~ ', ' ~ arrival_order ~ ')', passthrough) }}
   {%- endif -%}
   {%- set checked = stream_windows._sw_checked_time(macro_name, relation, entities, time_column, arrival_order) -%}
+  {%- if microbatch is not none -%}
+    {{ return(stream_windows._sw_fenl_microbatch(macro_name, relation, checked, entities, time_column, arrival_order, pipelines, spec, passthrough, time_zone, microbatch)) }}
+  {%- endif -%}
   {%- if inc is not none -%}
     {{ return(stream_windows._sw_fenl_incremental(macro_name, relation, checked, entities, time_column, arrival_order, pipelines, spec, passthrough, inc, incremental, time_zone)) }}
   {%- endif -%}

@@ -28,16 +28,13 @@
   {{ return(relation) }}
 {% endmacro %}
 
-{% macro _sw_microbatch(macro_name, incremental, supported=true) %}
+{% macro _sw_microbatch(macro_name, incremental) %}
   {#- For a model configured incremental_strategy='microbatch': {'size': its
       batch_size, 'event_time': its output time column, 'start', 'end': the batch's
       bounds as keys (UTC microseconds; none when dbt runs no batch: compile, show,
       docs)}. none for every other model. -#}
   {%- if config.get('incremental_strategy') != 'microbatch' -%}{{ return(none) }}{%- endif -%}
   {%- set where = macro_name ~ "() in model " ~ model.name ~ " (incremental_strategy='microbatch'): " -%}
-  {%- if not supported -%}
-    {{ stream_windows._sw_compile_error(where ~ "this macro does not build by dbt's batches yet (range_window_aggregate and rows_window_aggregate do); build the model with the macro's `incremental` argument and incremental_strategy='insert_overwrite' (docs/incremental.md).") }}
-  {%- endif -%}
   {%- if incremental is not none -%}
     {{ stream_windows._sw_compile_error(where ~ "dbt's batches decide what each run builds; leave out the macro's `incremental` argument (it is for incremental_strategy='insert_overwrite').") }}
   {%- endif -%}

@@ -21,14 +21,6 @@
   {%- set microbatch = stream_windows._sw_microbatch(macro_name, none) -%}
   {%- if relation is none -%}{{ stream_windows._sw_fail(macro_name, 'relation', 'a relation made by partial_aggregate (ref or CTE name)', relation) }}{%- endif -%}
   {%- set groups = stream_windows._sw_as_list(macro_name, 'group_by', group_by) -%}
-  {#- RATE's duration is carried by its states (the span of the merged panes). -#}
-  {%- set aggs = stream_windows._sw_parse_aggregates(macro_name, aggregates, {'sketches': true, 'duration': 'from the states'}) -%}
-  {%- set wanted = [] -%}
-  {%- for column in groups -%}{%- do wanted.append(('group_by', column)) -%}{%- endfor -%}
-  {%- for agg in aggs -%}
-    {%- for state in stream_windows._sw_partial_state_names(agg) -%}{%- do wanted.append(("aggregates['" ~ agg.name ~ "']", state)) -%}{%- endfor -%}
-  {%- endfor -%}
-  {{- stream_windows._sw_check_columns_exist(macro_name, relation, wanted) -}}
   {%- set batch = none -%}
   {%- set read = none -%}
   {%- if microbatch is not none -%}
@@ -48,6 +40,14 @@
       {%- set batch = window_key ~ ' >= ' ~ rewrite_from ~ ' and ' ~ window_key ~ ' < ' ~ microbatch.end -%}
     {%- endif -%}
   {%- endif -%}
+  {#- RATE's duration is carried by its states (the span of the merged panes). -#}
+  {%- set aggs = stream_windows._sw_parse_aggregates(macro_name, aggregates, {'sketches': true, 'duration': 'from the states'}) -%}
+  {%- set wanted = [] -%}
+  {%- for column in groups -%}{%- do wanted.append(('group_by', column)) -%}{%- endfor -%}
+  {%- for agg in aggs -%}
+    {%- for state in stream_windows._sw_partial_state_names(agg) -%}{%- do wanted.append(("aggregates['" ~ agg.name ~ "']", state)) -%}{%- endfor -%}
+  {%- endfor -%}
+  {{- stream_windows._sw_check_columns_exist(macro_name, relation, wanted) -}}
   {%- set windowing = stream_windows._sw_merge_windowing(macro_name, relation, groups, window, read) -%}
 
   {%- set keys = groups + windowing['keys'] -%}

@@ -1,10 +1,11 @@
 """dbt's microbatch (incremental_strategy='microbatch') on the window macros (RANGE
 PRECEDING and FOLLOWING, ROWS, the count window, panes and hopping windows merged from
-them), in a user project that installs the package: daily batches built as the input
-arrives, a batch that fails and `dbt retry`, a late row taken in by a backfill over its
-batch in the middle of the history, and a full refresh over a range each end with a
-table equal to a full rebuild (and the per-row windows to the reference written from
-the semantics, tests/macros/reference_sqlstream.py).
+them, a Fenl cumulative window and a Fenl cron window), in a user project that installs
+the package: daily batches built as the input arrives, a batch that fails and `dbt
+retry`, a late row taken in by a backfill over its batch in the middle of the history,
+and a full refresh over a range each end with a table equal to a full rebuild (and the
+per-row windows to the reference written from the semantics,
+tests/macros/reference_sqlstream.py).
 
 The input is a source with `event_time`, so dbt filters the macros' ref of it to each
 batch: the macros read it unfiltered, as far as their windows reach."""
@@ -59,6 +60,7 @@ MICROBATCH = ("{{ config(materialized='incremental', incremental_strategy='micro
               "batch_size='day', begin='2024-03-01', partition_by=['time_partition']) }}\n")
 TABLE = "{{ config(materialized='table') }}\n"
 AGGREGATES = "{'n': 'count(*)', 'total': 'sum(v)', 'low': 'min(v)'}"
+FENL_AGGREGATES = "{'n': 'count(*)', 'total': 'sum(v)', 'running_mean': 'sum(v) | mean()'}"
 WINDOWS = {
     "preceding": ("{{ stream_windows.range_window_aggregate(relation=source('raw', 'events'), time_column='ts', "
                   "range=\"INTERVAL '6' HOUR\", partition_by=['k'], arrival_order='seq', "
@@ -78,18 +80,27 @@ WINDOWS = {
               "pane={'time_column': 'ts', 'size': '7 hours'}, aggregates=" + AGGREGATES + ") }}"),
     "merged": ("{{ stream_windows.merge_partial_aggregates(relation=ref('{variant}_panes'), group_by=['k'], "
                "window={'size': '21 hours', 'advance': '7 hours'}, aggregates=" + AGGREGATES + ") }}"),
+    # Fenl: a cumulative window with a repeated aggregation, and New York's days (a cron
+    # window whose periods cross UTC's midnights).
+    "fenl": ("{{ stream_windows.fenl_aggregate(relation=source('raw', 'events'), entity='k', time_column='ts', "
+             "arrival_order='seq', aggregates=" + FENL_AGGREGATES + ") }}"),
+    "fenl_days": ("{{ stream_windows.fenl_aggregate(relation=source('raw', 'events'), entity='k', time_column='ts', "
+                  "arrival_order='seq', window=stream_windows.fenl_since(period='daily'), "
+                  "time_zone='America/New_York', aggregates=" + FENL_AGGREGATES + ") }}"),
 }
 # The output column that places a row in its batch (event_time), and the table's order.
-EVENT_TIME = {"count": "point_at", "panes": "pane_start", "merged": "window_start"}
-ORDER = {"count": "k, point_at", "panes": "k, pane_start", "merged": "k, window_start"}
+EVENT_TIME = {"count": "point_at", "panes": "pane_start", "merged": "window_start", "fenl_days": "period_start"}
+ORDER = {"count": "k, point_at", "panes": "k, pane_start", "merged": "k, window_start", "fenl_days": "k, period_start"}
 REFERENCE_AGGREGATES = {"n": ("count", "*"), "total": ("sum", "v"), "low": ("min", "v")}
 # Models that must fail, each with the line that says why.
 REFUSED = {
-    "refused_fenl": (
-        MICROBATCH + "{{ stream_windows.fenl_aggregate(relation=source('raw', 'events'), entity='k', time_column='ts', "
-        "arrival_order='seq', aggregates={'n': 'count(*)'}) }}",
-        "fenl_aggregate() in model refused_fenl (incremental_strategy='microbatch'): this macro does "
-        "not build by dbt's batches yet"),
+    "refused_merge_without_window": (
+        MICROBATCH + "{{ stream_windows.merge_partial_aggregates(relation=ref('batched_panes'), group_by=['k'], "
+        "aggregates=" + AGGREGATES + ") }}",
+        "merge_partial_aggregates() in model refused_merge_without_window (incremental_strategy='microbatch'): "
+        "configure event_time='window_start' and a `window`"),
+    "refused_cron_event_time": (
+        MICROBATCH + WINDOWS["fenl_days"], "configure event_time='period_start'"),
     "refused_count_event_time": (
         MICROBATCH + WINDOWS["count"], "configure event_time='point_at'"),
     "refused_partition": (
@@ -108,8 +119,8 @@ def _stream() -> tuple[list[dict], list[dict], list[dict]]:
     """Three arrivals: the rows of March 1-2, those of March 3, then those of March 4
     with one late row of March 2; each shuffled (arrival order within an arrival is
     not time order), numbered in arrival order (seq). The stream has ties in time, rows
-    exactly at midnight, NULL values and a gap from March 2 20:00 to March 3 10:00 (no
-    row at all), across which FOLLOWING windows stay open."""
+    exactly at midnight, NULL values, a key first seen on March 3 and a gap from March
+    2 20:00 to March 3 10:00 (no row at all), across which FOLLOWING windows stay open."""
     rng = random.Random(49)
     times = []
     t = DAY
@@ -120,6 +131,9 @@ def _stream() -> tuple[list[dict], list[dict], list[dict]]:
     times += [DAY + timedelta(days=1), DAY + timedelta(days=3), DAY + timedelta(days=1, hours=20)]
     rows = [{"k": rng.choice("abc"), "ts": at, "v": None if rng.random() < 0.1 else rng.randint(-20, 40)}
             for at in times]
+    for row in rows:  # a key first seen on March 3
+        if DAY + timedelta(days=2, hours=12) <= row["ts"] < DAY + timedelta(days=2, hours=15):
+            row["k"] = "d"
     arrivals = [[r for r in rows if r["ts"] < DAY + timedelta(days=2)],
                 [r for r in rows if DAY + timedelta(days=2) <= r["ts"] < DAY + timedelta(days=3)],
                 [r for r in rows if r["ts"] >= DAY + timedelta(days=3)] + [{"k": "a", "ts": LATE_ROW_TIME, "v": 1000}]]
@@ -142,7 +156,8 @@ def project(tmp_path_factory, spark) -> Path:
     for name, call in WINDOWS.items():
         config = MICROBATCH.replace("event_time='ts'", f"event_time='{EVENT_TIME.get(name, 'ts')}'")
         for variant, model_config in (("batched", config), ("rebuilt", TABLE)):
-            (root / "models" / f"{variant}_{name}.sql").write_text(model_config + call.replace("{variant}", variant) + "\n")
+            model = model_config + call.replace("{variant}", variant)
+            (root / "models" / f"{variant}_{name}.sql").write_text(model + "\n")
     (root / "models" / "hourly_following.sql").write_text(
         MICROBATCH.replace("batch_size='day'", "batch_size='hour'") + WINDOWS["following"] + "\n")
     for name, (sql, _) in REFUSED.items():
@@ -165,8 +180,8 @@ def _arrive(spark, rows: list[dict]) -> None:
 BATCHED = [f"batched_{name}" for name in WINDOWS]
 
 
-def _batches(project: Path, start: str, end: str, *extra: str, **options):
-    return run_dbt("run", "--select", *BATCHED, "--event-time-start", start, "--event-time-end", end, *extra,
+def _batches(project: Path, start: str, end: str, *extra: str, models: list[str] = BATCHED, **options):
+    return run_dbt("run", "--select", *models, "--event-time-start", start, "--event-time-end", end, *extra,
                    project_dir=project, **options)
 
 
@@ -235,9 +250,12 @@ def test_batches_backfills_and_a_full_refresh_equal_a_full_rebuild(project, spar
     late = [r for r in _table(spark, "batched_preceding") if r["v"] == 1000]
     assert late == []  # a late row waits for a batch over its day
 
-    # The backfill over the late row's day, in the middle of the history (the proof
-    # tier's random arrivals backfill random middle ranges too).
-    _batches(project, "2024-03-02", "2024-03-03")
+    # The backfill a late row needs (docs/incremental.md), in the middle of the history
+    # (the proof tier's random arrivals backfill random middle ranges too): its day, and
+    # for Fenl's windows, whose rows reach back to their entity's first, every day after.
+    fenl = ["batched_fenl", "batched_fenl_days"]
+    _batches(project, "2024-03-02", "2024-03-03", models=[m for m in BATCHED if m not in fenl])
+    _batches(project, "2024-03-02", "2024-03-05", models=fenl)
     _assert_equal_to_a_rebuild(spark, project, first + second)
 
     _batches(project, "2024-03-01", "2024-03-05", "--full-refresh")
@@ -301,10 +319,12 @@ def test_random_arrivals_runs_and_backfills_equal_a_full_rebuild(project, spark,
     """The proof tier's microbatch sequences (in make test,
     test_batches_backfills_and_a_full_refresh_equal_a_full_rebuild guards the same
     property on one sequence): a week arriving in four parts cut at random
-    times, each part with late rows of earlier days and its arrival order shuffled; after
-    each arrival the batches from the day of its earliest row through the day one range
-    after its latest (what the docs say a late row needs), and now and then a backfill
-    over a random middle range. The end state equals a full rebuild and the reference."""
+    times, each part with late rows of earlier days and its arrival order shuffled (a
+    part may hold late rows only); after each arrival the batches from the day of its
+    earliest row through the newest (a scheduled run's batches and a late row's
+    backfill, which for Fenl's windows reaches the newest batch), and now and then a
+    backfill over a random middle range. The end state equals a full rebuild and the
+    reference."""
     rng = random.Random(seed)
     rows = _random_stream(rng, days=7)
     cuts = sorted(DAY + timedelta(minutes=rng.randint(60 * 24, 60 * 24 * 6)) for _ in range(3))
@@ -326,7 +346,7 @@ def test_random_arrivals_runs_and_backfills_equal_a_full_rebuild(project, spark,
         _arrive(spark, part)
         arrived += part
         first = min(r["ts"] for r in part).date()
-        last = (max(r["ts"] for r in part) + timedelta(hours=6)).date() + timedelta(days=1)
+        last = max(r["ts"] for r in arrived).date() + timedelta(days=1)
         _batches(project, first.isoformat(), last.isoformat(), *(["--full-refresh"] if number == 0 else []))
         if rng.random() < 0.5:
             start = DAY.date() + timedelta(days=rng.randint(0, 5))

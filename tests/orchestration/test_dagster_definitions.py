@@ -150,3 +150,26 @@ def test_runs_on_an_embedded_catalog_take_turns_and_on_a_server_overlap(loaded):
         module.EMBEDDED_CATALOG_POOL, module.EMBEDDED_CATALOG_POOL, None, None]
     instance = yaml.safe_load((PROJECT_DIR / "orchestration" / "dagster.yaml").read_text())
     assert instance["concurrency"]["pools"]["default_limit"] == 1
+
+
+def microbatch_models() -> set[str]:
+    """The SQL models configured incremental_strategy='microbatch'."""
+    return {path.stem for path in (PROJECT_DIR / "models").rglob("*.sql")
+            if "incremental_strategy='microbatch'" in path.read_text()}
+
+
+def test_backfill_job_selects_exactly_the_microbatch_models(defs):
+    assert {"hourly_temperatures_city_stats_24h_batched", "hourly_temperatures_city_count_window_24_batched"} <= \
+        microbatch_models()
+    assert selected_models(defs, "backfill_microbatch") == microbatch_models()
+
+
+def test_a_backfills_range_reaches_dbt_as_its_event_time_flags(loaded):
+    import dagster as dg
+
+    module = loaded[0]
+    assert module.dbt_build_args(module.EventTimeRange()) == ["build"]
+    assert module.dbt_build_args(module.EventTimeRange(event_time_start="2010-03-01", event_time_end="2010-04-01")) == [
+        "build", "--event-time-start", "2010-03-01", "--event-time-end", "2010-04-01"]
+    with pytest.raises(dg.Failure, match="needs both event_time_start and event_time_end"):
+        module.dbt_build_args(module.EventTimeRange(event_time_start="2010-03-01"))

@@ -24,7 +24,7 @@ after that write has succeeded, and discards staged rows before a model runs. So
 that fails before or during its write leaves the table and the committed fingerprints
 that describe it as they were. Each staged set carries a header row (NULL partition and
 checksum) holding the arrival position, so that even an empty input stages something,
-and the table property ``streamwindows.staged_rows`` says what the model's rows are:
+and the table property ``stream_windows.staged_rows`` says what the model's rows are:
 ``'new'`` (written by partition or appended, as the model's strategy says) or
 ``'whole_table'`` (they replace the table).
 """
@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from streamwindows.errors import ChangedInputError
 
 SUFFIX = "__input_fingerprints"
-STAGED_ROWS = "streamwindows.staged_rows"  # the table property the adapter reads
+STAGED_ROWS = "stream_windows.staged_rows"  # the table property the adapter reads (its STAGED_ROWS)
 # A bigint hash as three pieces (shift, mask): its top 20 bits (signed), then two
 # 22-bit pieces. A piece's sum over a partition cannot overflow below 2^41 rows.
 HASH_PIECES = ((44, None), (22, (1 << 22) - 1), (0, (1 << 22) - 1))

@@ -9,6 +9,7 @@ from dbt.adapters.spark_session.connections import (
     SparkSessionConnectionManager,
     SparkSessionConnectionMethod,
 )
+from dbt.adapters.spark_session.failpoints import failpoint
 from dbt.adapters.spark_session.python_submissions import (
     SessionPythonJobHelper,
     dataframe_session,
@@ -45,6 +46,12 @@ class SparkSessionAdapter(SparkAdapter):
         if not self.runs_dataframes():
             raise python_models_refused(relation.identifier, self._method)
         return dataframe_session(self.config.credentials)
+
+    @available
+    def failpoint(self, point: str, model_name: str) -> str:
+        """failpoints.failpoint, for the materializations; '' to render."""
+        failpoint(point, model_name)
+        return ""
 
     @available
     def staged_fingerprints(self, relation, action: str) -> bool:

@@ -7,9 +7,11 @@ staged_whole_table call these)."""
 
 from __future__ import annotations
 
-import os
+from dbt.adapters.spark_session.failpoints import failpoint
 
-from dbt_common.exceptions import DbtRuntimeError
+# The table property the engine's run sets on its staged set (as
+# streamwindows.spark.fingerprints.STAGED_ROWS: the adapter does not import the engine).
+STAGED_ROWS = "stream_windows.staged_rows"
 
 
 def settle_staged(spark, relation, action: str) -> bool:
@@ -34,9 +36,7 @@ def settle_staged(spark, relation, action: str) -> bool:
         # renamed to the committed one's. (A process killed between the two leaves no
         # committed set: the next run records afresh, comparing nothing.)
         spark.sql(f"alter table {name} drop if exists partition (committed = true)")
-        if os.environ.get("STREAM_WINDOWS_FAILPOINT") == "in_commit":
-            raise DbtRuntimeError(f"stream_windows: failpoint 'in_commit' reached in model {relation.identifier} "
-                                  "(STREAM_WINDOWS_FAILPOINT)")
+        failpoint("in_commit", relation.identifier)
         spark.sql(f"alter table {name} partition (committed = false) rename to partition (committed = true)")
     else:
         spark.sql(f"alter table {name} drop if exists partition (committed = false)")
@@ -45,7 +45,7 @@ def settle_staged(spark, relation, action: str) -> bool:
 
 def staged_as_whole_table(spark, relation) -> bool:
     """True when the Python model's run staged fingerprints and marked its rows as the
-    whole table (the table property `streamwindows.staged_rows` is 'whole_table'): under
+    whole table (the table property STAGED_ROWS is 'whole_table'): under
     late_rows='reprocess', the run found input rows changed below what the table held and
     recomputed the table, so the materialization swaps the rows in instead of writing
     them by partition or appending them."""
@@ -53,7 +53,7 @@ def staged_as_whole_table(spark, relation) -> bool:
     if not spark.catalog.tableExists(name):
         return False
     properties = {r[0]: r[1] for r in spark.sql(f"show tblproperties {name}").collect()}
-    if properties.get("streamwindows.staged_rows") != "whole_table":
+    if properties.get(STAGED_ROWS) != "whole_table":
         return False
     # The property outlives a failed run's staged rows (discarded before each run): it
     # speaks for this run only when this run staged a set.

@@ -97,16 +97,12 @@
 
 
 {#- Fault injection for the tests that prove a Python model's incremental run safe,
-    at the points of the stream_windows package's SQL protocol: with the environment
-    variable STREAM_WINDOWS_FAILPOINT=<point> (read as the run executes: a change of
-    --vars would make dbt parse the project again) the run fails 'after_prepare' (the
-    model ran: late rows audited, fingerprints staged, rows in `__dbt_tmp`; the table
-    not yet written), 'before_commit' (the table written, the fingerprints not
-    committed) or 'in_commit' (between the commit's two catalog operations); and
-    'batch:<batch id>' (such as batch:20240303) fails that batch of a microbatch model
-    before its write, as a batch whose query fails. -#}
+    at the points of the stream_windows package's SQL protocol (failpoints.py): the run
+    fails 'after_prepare' (the model ran: late rows audited, fingerprints staged, rows
+    in `__dbt_tmp`; the table not yet written), 'before_commit' (the table written, the
+    fingerprints not committed) or 'in_commit' (between the commit's two catalog
+    operations); and 'batch:<batch id>' (such as batch:20240303) fails that batch of a
+    microbatch model before its write, as a batch whose query fails. -#}
 {% macro spark_session__failpoint(point) -%}
-  {%- if env_var('STREAM_WINDOWS_FAILPOINT', '') == point -%}
-    {{ exceptions.raise_compiler_error("stream_windows: failpoint '" ~ point ~ "' reached in model " ~ model.name ~ " (STREAM_WINDOWS_FAILPOINT)") }}
-  {%- endif -%}
+  {{ adapter.failpoint(point, model.name) }}
 {%- endmacro %}

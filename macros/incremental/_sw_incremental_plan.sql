@@ -1,0 +1,272 @@
+{#- The incremental plan (docs/incremental.md, "Plan, write, commit"): what a scheduled
+    run of a window model reads, recomputes and records, computed while the model
+    compiles, by queries that only read. -#}
+
+{% macro _sw_incremental_plan(macro_name, spec, relation, arrival_order, partitions, reach_past, reach_future, watermark_from='output', reopen=true, horizon=none, full=false) %}
+  {#- What this run recomputes, and what its hooks write (the plan, below; full true
+      for a full build, or when `full` asks for one), else {'from_key': the first
+      recomputed partition's start, 'input_from_key': from_key - reach_past (none when
+      the lookback is counted in rows), 'exclude': a condition on input rows that
+      never enter a window (audited late rows) or none, 'key', and two that only an
+      input-watermark plan knows (others give none): 'fresh_groups_unseen_since_cut'
+      (below) and 'kept_key_range', {'from_key', 'lo', 'hi'}: the smallest and largest
+      key of the kept input rows with keys from from_key on (the first recomputed
+      partition's start before a reopen moved it back), from the same aggregation}.
+      reach_past/reach_future are in key units.
+      watermark_from 'input' is for windows whose rows do not show every input row
+      they hold (a count window's output has no arrival position, and a group with
+      fewer than N start times has no row yet): W and S are then taken from the input
+      this run reads, and (reopen true) a run also recomputes the partition of each
+      touched group's last processed time, where its provisional last window lies.
+      Windows that never stay open past their own period (panes, cron periods) pass
+      reopen false.
+      The latest time W and arrival position S a model holds are kept in its table
+      property stream_windows.watermark, written by the commit hook after each build
+      from the partitions that build wrote: reading them costs no scan. A run that
+      dies between its insert and the hook leaves the older values, so the next run
+      recomputes a little more, to the same rows.
+      This macro only reads. What the run must write besides the model's rows goes in
+      the plan: 'prepare' (statements before the write), 'commit' (after it: the
+      late-row audit, then the watermark), and what the watermark is made of
+      ('since', 'next_floor', 'next_watermark'). The model's compiled SQL carries it
+      (_sw_plan_comment) to the hooks registered at parse time (_sw_parse_only), which
+      the materialization runs around its write: a compile, a show or a docs generate
+      write nothing, and no session setting passes anything between steps.
+      The property also keeps an arrival floor (F, A): every input row with key >= F
+      has an arrival position >= A (F is the lowest key the next run reads in the
+      usual case: this run's first recomputed partition minus `horizon`, which
+      defaults to reach_past, or 16 partitions for a lookback counted in rows).
+      plan.floor carries it, and _sw_key_from adds `arrival >= A` to every read from a
+      key at or after F: a filter Parquet prunes files and row groups by, since an
+      append-only table's files hold runs of arrival positions, where a filter on the
+      time through unix_micros (or on an INT96 timestamp, Spark's default) prunes
+      nothing. So a run reads the new input and the recent rows its windows need, not
+      every file of the history. A row arriving later has a position above every
+      present one, so the floor stays true; each run finds the next one in its plan
+      query (from the rows the floor already narrows), a full build with one pass. -#}
+  {%- set key = stream_windows._sw_incremental_key(spec) -%}
+  {{- stream_windows._sw_check_incremental_config(macro_name) -}}
+  {%- if is_incremental() and 'time_partition' not in (adapter.get_columns_in_relation(this) | map(attribute='name') | list) -%}
+    {{ exceptions.raise_compiler_error(macro_name ~ "() in model " ~ model.name ~ ": the table " ~ this ~ " was built without time_partition (before the model was incremental); rebuild it once with --full-refresh.") }}
+  {%- endif -%}
+  {%- set seen = stream_windows._sw_recorded_watermark(spec) if is_incremental() and not full else none -%}
+  {%- if seen is none and is_incremental() and not full and watermark_from == 'output' -%}
+    {#- No recorded watermark (the build that made the table died before its post-hook):
+        read it from the data once (an input-watermark model rebuilds every partition). -#}
+    {%- set seen = stream_windows._sw_latest(key, arrival_order, this) -%}
+    {%- set seen = {'w': seen['w'], 's': seen['s'], 'floor': none} if seen['w'] is not none else none -%}
+  {%- endif -%}
+  {%- set step = stream_windows._sw_step(spec) -%}
+  {%- set horizon = horizon if horizon is not none else (reach_past if reach_past is not none else 16 * step) -%}
+  {%- set audit = stream_windows._sw_companion('__late_rows') -%}
+  {%- set fingerprints = {'table': stream_windows._sw_companion('__input_fingerprints') | string, 'input': relation | string,
+      'part': stream_windows._sw_partition_sql(spec, key), 'key': key, 'arrival_order': arrival_order, 'from_key': none, 'fresh_after': none,
+      'floor': none, 'new_rows_below': false} -%}
+  {%- set plan = {'full': seen is none, 'key': key, 'arrival_order': arrival_order, 'watermark_from': watermark_from, 'since': 'all',
+      'floor': none, 'next_floor': none, 'next_watermark': none, 'fingerprints': fingerprints, 'prepare': [], 'commit': [], 'notes': []} -%}
+  {%- if seen is none -%}
+    {#- A full build holds every input row, the audited late rows too: their audit goes
+        with it, after the write (a failed build keeps it), else the next scheduled run
+        would take them out of the windows again. -#}
+    {%- do plan.commit.append('drop table if exists ' ~ audit) -%}
+    {%- if watermark_from == 'input' or flags.WHICH in ('run', 'build') -%}
+      {%- set now = stream_windows._sw_latest(key, arrival_order, relation) -%}
+      {%- if watermark_from == 'input' and now['w'] is not none -%}
+        {%- do plan.update({'next_watermark': now['w'] ~ '|' ~ now['s']}) -%}
+      {%- endif -%}
+      {#- The first arrival floor, for the first scheduled run: one pass over the rows
+          from its key (by `dbt run` and `dbt build` only; a compile need not pay it). -#}
+      {%- if now['w'] is not none and flags.WHICH in ('run', 'build') -%}
+        {%- set newest = now['w'] | int if spec.kind == 'interval' else now['w'] | float -%}
+        {%- set floor_key = stream_windows._sw_partition_start(spec, newest - reach_future) - horizon -%}
+        {%- set floor_arrival = run_query('select cast(min(' ~ arrival_order ~ ') as string) as a from ' ~ relation ~ ' as _sw_input where ' ~ key ~ ' >= ' ~ floor_key).rows[0]['a'] -%}
+        {%- do plan.update({'next_floor': floor_key ~ '|' ~ (floor_arrival if floor_arrival is not none else now['s'])}) -%}
+      {%- endif -%}
+    {%- endif -%}
+    {{ return(plan) }}
+  {%- endif -%}
+  {%- set w = seen['w'] | int if spec.kind == 'interval' else seen['w'] | float -%}
+  {%- set s = seen['s'] -%}
+  {%- set reads = {'key': key, 'arrival_order': arrival_order, 'floor': seen['floor']} -%}
+  {#- The next arrival floor, at the usual first read of the next run. -#}
+  {%- set next_floor_key = stream_windows._sw_partition_start(spec, w - reach_future) - horizon -%}
+  {%- set next_floor = 'select cast(min(' ~ arrival_order ~ ') as string) as _sw_next_floor from ' ~ relation ~ ' as _sw_input where ' ~ stream_windows._sw_key_from(reads, next_floor_key) -%}
+  {%- set audited = load_relation(audit) -%}
+  {%- set exclude = (arrival_order ~ ' in (select ' ~ arrival_order ~ ' from ' ~ audited ~ ')') if audited is not none else none -%}
+  {%- set is_fresh = arrival_order ~ ' > ' ~ s ~ (' and not ' ~ exclude if exclude else '') -%}
+  {%- set late_condition = key ~ ' < ' ~ w -%}
+  {#- One query over the new rows finds the first late row and, before it, any row a
+      run cannot place: a NULL time or arrival position. Every later filter on the time
+      (key >= X) would drop such a row silently (Spark infers `is not null` from it),
+      so the run fails here, naming it, before it writes anything. The rows with a
+      NULL arrival position are a branch of their own: with one condition for both,
+      Spark factors the shared `is null` out and leaves an OR it cannot push down to
+      Parquet, and the query read every file of the input instead of the new ones. -#}
+  {%- set unplaceable = '(' ~ key ~ ' is null or ' ~ arrival_order ~ ' is null)' -%}
+  {%- set candidates = '(select * from ' ~ relation ~ ' where ' ~ is_fresh ~ ' and (' ~ late_condition ~ ' or ' ~ key ~ ' is null) union all select * from '
+      ~ relation ~ ' where ' ~ arrival_order ~ ' is null)' -%}
+  {%- set first_late = 'select ' ~ arrival_order ~ ', cast(' ~ spec.time_column ~ ' as string) as t, ' ~ key ~ ' as k'
+      ~ (', ' ~ partitions | join(', ') if partitions else '') ~ ', count(' ~ key ~ ') over () as n, min(' ~ key ~ ') over () as earliest from '
+      ~ candidates ~ ' as _sw_fresh order by ' ~ unplaceable ~ ' desc, ' ~ arrival_order ~ ' limit 1' -%}
+  {%- set from_key = w - reach_future -%}
+  {%- set groups = partitions if partitions else ['_sw_all'] -%}
+  {%- set group_select = partitions | join(', ') if partitions else '1 as _sw_all' -%}
+  {#- The next arrival floor, the late-row question and (input-watermark plans) the
+      groups' aggregation below, over the span from from_key's partition on: one
+      query, so one Spark job's fixed cost (about half a second here) instead of
+      several. -#}
+  {%- set questions = [] -%}
+  {%- if watermark_from == 'input' -%}
+    {%- set lo = stream_windows._sw_partition_start(spec, from_key) -%}
+    {%- set touched = stream_windows._sw_touched_groups(relation, reads, s, lo, exclude, groups, group_select) -%}
+    {%- do questions.append('(' ~ touched.summary ~ ') as _sw_now') -%}
+  {%- endif -%}
+  {#- The groups' aggregation reads from lo: when the next floor's key is lo (no
+      horizon), its least arrival is the floor, without a scan of its own. It leaves
+      out the audited late rows, which every read the floor narrows leaves out too. -#}
+  {%- set floor_from_touched = watermark_from == 'input' and next_floor_key == lo -%}
+  {%- if not floor_from_touched -%}{%- do questions.append('(' ~ next_floor ~ ') as _sw_floor') -%}{%- endif -%}
+  {#- Rows changed in place below the recomputed span: each build records per input
+      partition the count and a checksum of the rows it processed (arrival position up
+      to its S, kept with them: audited late rows that arrived since stay out of the
+      comparison), and this run compares the partitions it does not recompute (the
+      earliest that differs). -#}
+  {%- set check_until = stream_windows._sw_partition_start(spec, w - reach_future) -%}
+  {%- set recorded = load_relation(stream_windows._sw_companion('__input_fingerprints')) -%}
+  {%- if recorded is not none -%}
+    {%- set current = stream_windows._sw_fingerprint_query(fingerprints, key ~ ' < ' ~ check_until, s, recorded) -%}
+    {%- do questions.append('(select min(_sw_part) as _sw_changed_part, min_by(_sw_was, _sw_part) as _sw_changed_was, min_by(_sw_is, _sw_part) as _sw_changed_is from ('
+        ~ 'select coalesce(_sw_now_fp.input_partition, _sw_was_fp.input_partition) as _sw_part, _sw_was_fp.input_rows as _sw_was, _sw_now_fp.input_rows as _sw_is from ('
+        ~ current ~ ') as _sw_now_fp full outer join (select * from ' ~ recorded ~ ' where input_partition < ' ~ check_until ~ ') as _sw_was_fp on _sw_now_fp.input_partition = _sw_was_fp.input_partition'
+        ~ ' where not (_sw_now_fp.input_rows <=> _sw_was_fp.input_rows and _sw_now_fp.input_checksum <=> _sw_was_fp.input_checksum)) as _sw_changes) as _sw_changed') -%}
+  {%- endif -%}
+  {%- set now = run_query('select * from ' ~ questions | join(' cross join ') ~ ' left join (select *, true as _sw_found from (' ~ first_late ~ ') as _sw_first) as _sw_first_late on true').rows[0] -%}
+  {%- set row = now if now['_sw_found'] else none -%}
+  {#- No row from the floor's key on yet: every later row arrives after S. -#}
+  {%- set next_floor_arrival = now['_sw_now_first_arrival'] if floor_from_touched else now['_sw_next_floor'] -%}
+  {%- do plan.update({'next_floor': next_floor_key ~ '|' ~ (next_floor_arrival if next_floor_arrival is not none else s)}) -%}
+  {%- if row is not none -%}
+    {%- set where = [] -%}
+    {%- for column in partitions -%}{%- do where.append(column ~ '=' ~ row[column]) -%}{%- endfor -%}
+    {%- if row['k'] is none -%}
+      {{ exceptions.raise_compiler_error(macro_name ~ "() in model " ~ model.name ~ ": `time_column` " ~ spec.time_column ~ " is NULL at "
+          ~ (where + ['arrival position ' ~ (row[arrival_order] if row[arrival_order] is not none else 'NULL')]) | join(', ') ~ " (a new row: a scheduled run places its rows by time, and its filters on the time would drop this one).") }}
+    {%- elif row[arrival_order] is none -%}
+      {{ exceptions.raise_compiler_error(macro_name ~ "() in model " ~ model.name ~ ": `arrival_order` " ~ arrival_order ~ " is NULL at "
+          ~ (where + [spec.time_column ~ ' ' ~ row['t']]) | join(', ') ~ " (a new row; a run cannot tell it from the rows it has processed).") }}
+    {%- endif -%}
+    {%- set watermark = run_query('select cast(' ~ ('timestamp_micros(' ~ w ~ ')' if spec.kind == 'interval' else w) ~ ' as string) as t').rows[0]['t'] -%}
+    {%- if spec.late_rows == 'error' -%}
+      {{ exceptions.raise_compiler_error(macro_name ~ "() in model " ~ model.name ~ ": " ~ row['n'] ~ " late row(s); the first, "
+          ~ arrival_order ~ " " ~ row[arrival_order] ~ (" (" ~ where | join(', ') ~ ")" if where else "") ~ ", has " ~ spec.time_column ~ " "
+          ~ row['t'] ~ ", before " ~ watermark ~ ", the latest " ~ spec.time_column ~ " this model has processed. Set incremental['late_rows'] to "
+          ~ "'audit' (keep them out, in " ~ audit ~ ") or 'reprocess' (recompute the windows they fall in), or rebuild with --full-refresh.") }}
+    {%- elif spec.late_rows == 'audit' -%}
+      {#- This run leaves the late rows out by their condition; its commit hook audits
+          them after the write (a run that dies before then audits them next time). -#}
+      {%- set late = '((' ~ is_fresh ~ ') and ' ~ late_condition ~ ')' -%}
+      {%- do plan.commit.append('create table if not exists ' ~ audit ~ ' using parquet as select *, cast(null as string) as late_reason, cast(null as string) as late_watermark, current_timestamp() as audited_at from ' ~ relation ~ ' where false') -%}
+      {%- do plan.commit.append('insert into ' ~ audit ~ ' select *, ' ~ "'" ~ spec.time_column ~ " before the latest processed time' as late_reason, '" ~ watermark
+          ~ "' as late_watermark, current_timestamp() as audited_at from " ~ relation ~ ' as _sw_late where ' ~ late) -%}
+      {%- do plan.notes.append(macro_name ~ '() in model ' ~ model.name ~ ': ' ~ row['n'] ~ ' late row(s) audited to ' ~ audit ~ ' and left out of the windows (first: '
+          ~ arrival_order ~ ' ' ~ row[arrival_order] ~ ', ' ~ spec.time_column ~ ' ' ~ row['t'] ~ ', before ' ~ watermark ~ ')') -%}
+      {%- set exclude = '(' ~ late ~ (' or ' ~ exclude if exclude else '') ~ ')' -%}
+    {%- else -%}
+      {%- set earliest = row['earliest'] | int if spec.kind == 'interval' else row['earliest'] | float -%}
+      {%- set from_key = [from_key, earliest - reach_future] | min -%}
+      {%- do log(macro_name ~ '() in model ' ~ model.name ~ ': ' ~ row['n'] ~ ' late row(s); recomputing from ' ~ spec.time_column ~ ' ' ~ row['t'] ~ "'s partition", info=true) -%}
+    {%- endif -%}
+  {%- endif -%}
+  {%- set changed = recorded is not none and now['_sw_changed_part'] is not none -%}
+  {%- if changed -%}
+    {%- set part = now['_sw_changed_part'] | int if spec.kind == 'interval' else now['_sw_changed_part'] | float -%}
+    {%- set part_text = modules.datetime.datetime.utcfromtimestamp(part / 1000000).strftime('%Y-%m-%d') if spec.kind == 'interval' else part -%}
+    {%- set what = "the input's rows with " ~ spec.time_column ~ " in the partition starting " ~ part_text ~ " changed after this model processed them ("
+        ~ (now['_sw_changed_was'] if now['_sw_changed_was'] is not none else 0) ~ " row(s) then, " ~ (now['_sw_changed_is'] if now['_sw_changed_is'] is not none else 0)
+        ~ " now, or the same count with other values)" -%}
+    {%- if spec.late_rows == 'reprocess' -%}
+      {%- set from_key = [from_key, part - reach_future] | min -%}
+      {%- do log(macro_name ~ '() in model ' ~ model.name ~ ': ' ~ what ~ '; recomputing from that partition', info=true) -%}
+    {%- else -%}
+      {{ exceptions.raise_compiler_error(macro_name ~ "() in model " ~ model.name ~ ": " ~ what ~ ". Set incremental['late_rows'] to 'reprocess' (recompute from that partition) or rebuild with --full-refresh"
+          ~ (" ('audit' keeps late rows out; a row changed in place has no earlier version left to keep)." if spec.late_rows == 'audit' else ".")) }}
+    {%- endif -%}
+  {%- endif -%}
+  {%- if watermark_from == 'input' -%}
+    {#- Per group, over the kept input from from_key's partition on (every fresh row
+        lies there: non-late rows have times >= W, and reprocess moved from_key to the
+        earliest late row): its newest fresh time, its newest processed time and
+        arrival. A group with fresh rows and no processed row there had its last
+        processed time (and provisional last window) earlier: only those groups are
+        looked up in the older history. -#}
+    {%- if row is not none or changed -%}
+      {#- Late rows audited (a new exclusion) or reprocessed, or changed rows
+          reprocessed (an earlier from_key): the groups' aggregation above read
+          another span. -#}
+      {%- set lo = stream_windows._sw_partition_start(spec, from_key) -%}
+      {%- set touched = stream_windows._sw_touched_groups(relation, reads, s, lo, exclude, groups, group_select) -%}
+      {%- set now = run_query(touched.summary).rows[0] -%}
+    {%- endif -%}
+    {%- set kept = (' and not ' ~ exclude) if exclude else '' -%}
+    {%- set kept_key_range = {'from_key': lo, 'lo': now['_sw_now_lo'], 'hi': now['_sw_now_hi']} -%}
+    {%- if reopen and now['_sw_now_reopened'] > 0 -%}
+      {%- set on = [] -%}
+      {%- for column in groups -%}{%- do on.append('_sw_older.' ~ column ~ ' <=> _sw_touched.' ~ column) -%}{%- endfor -%}
+      {%- set reopened_from = run_query('select min(_sw_last) as k from (select ' ~ group_select ~ ', max(' ~ key ~ ') as _sw_last from ' ~ relation
+          ~ ' as _sw_input where ' ~ key ~ ' < ' ~ lo ~ ' and ' ~ arrival_order ~ ' <= ' ~ s ~ kept ~ ' group by ' ~ groups | join(', ') ~ ') as _sw_older left semi join ('
+          ~ touched.per_group ~ ') as _sw_touched on ' ~ on | join(' and ') ~ ' and _sw_touched._sw_fresh_w is not null and _sw_touched._sw_seen_w is null').rows[0]['k'] -%}
+      {%- if reopened_from is not none -%}
+        {%- set from_key = [from_key, reopened_from | int if spec.kind == 'interval' else reopened_from | float] | min -%}
+      {%- endif -%}
+    {%- endif -%}
+    {%- set next_w = w if now['_sw_now_w'] is none or (now['_sw_now_w'] | float) < w else now['_sw_now_w'] -%}
+    {%- set next_s = s if now['_sw_now_s'] is none or (now['_sw_now_s'] | float) < (s | float) else now['_sw_now_s'] -%}
+    {%- do plan.update({'next_watermark': next_w ~ '|' ~ next_s}) -%}
+  {%- endif -%}
+  {%- set from_key = stream_windows._sw_partition_start(spec, from_key) -%}
+  {%- set first_partition = ("date'" ~ modules.datetime.datetime.utcfromtimestamp(from_key / 1000000).strftime('%Y-%m-%d') ~ "'") if spec.kind == 'interval' else from_key -%}
+  {%- do plan.update({'since': first_partition}) -%}
+  {#- New rows below the recomputed span: only late rows the audit keeps out (error
+      fails the run, reprocess moves the span to the earliest one). -#}
+  {%- do fingerprints.update({'from_key': from_key, 'fresh_after': s, 'floor': reads.floor,
+      'new_rows_below': row is not none and spec.late_rows == 'audit'}) -%}
+  {#- fresh_groups_unseen_since_cut: how many groups have new rows and no processed row
+      from from_key's partition on (so possibly none at all: new groups); an
+      input-watermark plan counts them, others give none (unknown). -#}
+  {%- do plan.update({'from_key': from_key, 'input_from_key': (from_key - reach_past) if reach_past is not none else none, 'exclude': exclude,
+      'floor': reads.floor,
+      'fresh_groups_unseen_since_cut': now['_sw_now_reopened'] if watermark_from == 'input' else none,
+      'kept_key_range': kept_key_range if watermark_from == 'input' else none}) -%}
+  {{ return(plan) }}
+{% endmacro %}
+
+{% macro _sw_touched_groups(relation, reads, s, lo, exclude, groups, group_select) %}
+  {#- Per group, over the kept input with keys from lo on (per_group): its newest fresh
+      key (arrival after s), newest processed key, newest and least arrival, least
+      key; and their one-row summary (summary: _sw_now_w, _sw_now_s, _sw_now_reopened
+      - groups with fresh rows and no processed row there - _sw_now_lo, _sw_now_hi,
+      _sw_now_first_arrival). reads:
+      {'key', 'arrival_order', 'floor'}, as _sw_key_from takes them. -#}
+  {%- set key = reads.key -%}
+  {%- set arrival_order = reads.arrival_order -%}
+  {%- set per_group = 'select ' ~ group_select ~ ', max(case when ' ~ arrival_order ~ ' > ' ~ s ~ ' then ' ~ key ~ ' end) as _sw_fresh_w, max(case when '
+      ~ arrival_order ~ ' <= ' ~ s ~ ' then ' ~ key ~ ' end) as _sw_seen_w, max(' ~ arrival_order ~ ') as _sw_s, min(' ~ arrival_order ~ ') as _sw_a, min(' ~ key ~ ') as _sw_lo from ' ~ relation ~ ' as _sw_input where '
+      ~ stream_windows._sw_key_from(reads, lo) ~ ((' and not ' ~ exclude) if exclude else '') ~ ' group by ' ~ groups | join(', ') -%}
+  {%- set summary = 'select cast(max(_sw_fresh_w) as string) as _sw_now_w, cast(max(_sw_s) as string) as _sw_now_s, '
+      ~ 'count(case when _sw_fresh_w is not null and _sw_seen_w is null then 1 end) as _sw_now_reopened, '
+      ~ 'cast(min(_sw_lo) as string) as _sw_now_lo, cast(max(greatest(_sw_fresh_w, _sw_seen_w)) as string) as _sw_now_hi, '
+      ~ 'cast(min(_sw_a) as string) as _sw_now_first_arrival from (' ~ per_group ~ ') as _sw_touched' -%}
+  {{ return({'per_group': per_group, 'summary': summary}) }}
+{% endmacro %}
+
+{% macro _sw_key_from(reads, bound) %}
+  {#- The condition `key >= bound` of a read of the input, and with it `arrival >= A`
+      when the recorded arrival floor (F, A) covers the bound (bound >= F): every row
+      with key >= F arrived at or after A, so the second condition removes no row the
+      first keeps, and Parquet prunes the files (and row groups) by it. reads: a plan,
+      or any mapping with 'key', 'arrival_order' and 'floor' ({'key', 'arrival'} or
+      none). -#}
+  {%- set floor = reads.get('floor') -%}
+  {%- set covered = floor is not none and bound is not none and bound >= floor.key -%}
+  {{ return(reads.key ~ ' >= ' ~ bound ~ ((' and ' ~ reads.arrival_order ~ ' >= ' ~ floor.arrival) if covered else '')) }}
+{% endmacro %}
