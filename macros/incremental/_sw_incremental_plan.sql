@@ -65,25 +65,7 @@
   {%- set plan = {'full': seen is none, 'key': key, 'arrival_order': arrival_order, 'watermark_from': watermark_from, 'since': 'all',
       'floor': none, 'next_floor': none, 'next_watermark': none, 'fingerprints': fingerprints, 'prepare': [], 'commit': [], 'notes': []} -%}
   {%- if seen is none -%}
-    {#- A full build holds every input row, the audited late rows too: their audit goes
-        with it, after the write (a failed build keeps it), else the next scheduled run
-        would take them out of the windows again. -#}
-    {%- do plan.commit.append('drop table if exists ' ~ audit) -%}
-    {%- if watermark_from == 'input' or flags.WHICH in ('run', 'build') -%}
-      {%- set now = stream_windows._sw_latest(key, arrival_order, relation) -%}
-      {%- if watermark_from == 'input' and now['w'] is not none -%}
-        {%- do plan.update({'next_watermark': now['w'] ~ '|' ~ now['s']}) -%}
-      {%- endif -%}
-      {#- The first arrival floor, for the first scheduled run: one pass over the rows
-          from its key (by `dbt run` and `dbt build` only; a compile need not pay it). -#}
-      {%- if now['w'] is not none and flags.WHICH in ('run', 'build') -%}
-        {%- set newest = now['w'] | int if spec.kind == 'interval' else now['w'] | float -%}
-        {%- set floor_key = stream_windows._sw_partition_start(spec, newest - reach_future) - horizon -%}
-        {%- set floor_arrival = run_query('select cast(min(' ~ arrival_order ~ ') as string) as a from ' ~ relation ~ ' as _sw_input where ' ~ key ~ ' >= ' ~ floor_key).rows[0]['a'] -%}
-        {%- do plan.update({'next_floor': floor_key ~ '|' ~ (floor_arrival if floor_arrival is not none else now['s'])}) -%}
-      {%- endif -%}
-    {%- endif -%}
-    {{ return(plan) }}
+    {{ return(stream_windows._sw_full_build_plan(plan, spec, relation, key, arrival_order, watermark_from, reach_future, horizon, audit)) }}
   {%- endif -%}
   {%- set w = seen['w'] | int if spec.kind == 'interval' else seen['w'] | float -%}
   {%- set s = seen['s'] -%}
@@ -146,51 +128,13 @@
   {%- set next_floor_arrival = now['_sw_now_first_arrival'] if floor_from_touched else now['_sw_next_floor'] -%}
   {%- do plan.update({'next_floor': next_floor_key ~ '|' ~ (next_floor_arrival if next_floor_arrival is not none else s)}) -%}
   {%- if row is not none -%}
-    {%- set where = [] -%}
-    {%- for column in partitions -%}{%- do where.append(column ~ '=' ~ row[column]) -%}{%- endfor -%}
-    {%- if row['k'] is none -%}
-      {{ exceptions.raise_compiler_error(macro_name ~ "() in model " ~ model.name ~ ": `time_column` " ~ spec.time_column ~ " is NULL at "
-          ~ (where + ['arrival position ' ~ (row[arrival_order] if row[arrival_order] is not none else 'NULL')]) | join(', ') ~ " (a new row: a scheduled run places its rows by time, and its filters on the time would drop this one).") }}
-    {%- elif row[arrival_order] is none -%}
-      {{ exceptions.raise_compiler_error(macro_name ~ "() in model " ~ model.name ~ ": `arrival_order` " ~ arrival_order ~ " is NULL at "
-          ~ (where + [spec.time_column ~ ' ' ~ row['t']]) | join(', ') ~ " (a new row; a run cannot tell it from the rows it has processed).") }}
-    {%- endif -%}
-    {%- set watermark = run_query('select cast(' ~ ('timestamp_micros(' ~ w ~ ')' if spec.kind == 'interval' else w) ~ ' as string) as t').rows[0]['t'] -%}
-    {%- if spec.late_rows == 'error' -%}
-      {{ exceptions.raise_compiler_error(macro_name ~ "() in model " ~ model.name ~ ": " ~ row['n'] ~ " late row(s); the first, "
-          ~ arrival_order ~ " " ~ row[arrival_order] ~ (" (" ~ where | join(', ') ~ ")" if where else "") ~ ", has " ~ spec.time_column ~ " "
-          ~ row['t'] ~ ", before " ~ watermark ~ ", the latest " ~ spec.time_column ~ " this model has processed. Set incremental['late_rows'] to "
-          ~ "'audit' (keep them out, in " ~ audit ~ ") or 'reprocess' (recompute the windows they fall in), or rebuild with --full-refresh.") }}
-    {%- elif spec.late_rows == 'audit' -%}
-      {#- This run leaves the late rows out by their condition; its commit hook audits
-          them after the write (a run that dies before then audits them next time). -#}
-      {%- set late = '((' ~ is_fresh ~ ') and ' ~ late_condition ~ ')' -%}
-      {%- do plan.commit.append('create table if not exists ' ~ audit ~ ' using parquet as select *, cast(null as string) as late_reason, cast(null as string) as late_watermark, current_timestamp() as audited_at from ' ~ relation ~ ' where false') -%}
-      {%- do plan.commit.append('insert into ' ~ audit ~ ' select *, ' ~ "'" ~ spec.time_column ~ " before the latest processed time' as late_reason, '" ~ watermark
-          ~ "' as late_watermark, current_timestamp() as audited_at from " ~ relation ~ ' as _sw_late where ' ~ late) -%}
-      {%- do plan.notes.append(macro_name ~ '() in model ' ~ model.name ~ ': ' ~ row['n'] ~ ' late row(s) audited to ' ~ audit ~ ' and left out of the windows (first: '
-          ~ arrival_order ~ ' ' ~ row[arrival_order] ~ ', ' ~ spec.time_column ~ ' ' ~ row['t'] ~ ', before ' ~ watermark ~ ')') -%}
-      {%- set exclude = '(' ~ late ~ (' or ' ~ exclude if exclude else '') ~ ')' -%}
-    {%- else -%}
-      {%- set earliest = row['earliest'] | int if spec.kind == 'interval' else row['earliest'] | float -%}
-      {%- set from_key = [from_key, earliest - reach_future] | min -%}
-      {%- do log(macro_name ~ '() in model ' ~ model.name ~ ': ' ~ row['n'] ~ ' late row(s); recomputing from ' ~ spec.time_column ~ ' ' ~ row['t'] ~ "'s partition", info=true) -%}
-    {%- endif -%}
+    {%- set late = stream_windows._sw_plan_late_rows(macro_name, plan, spec, row, relation, partitions, arrival_order, w, is_fresh, late_condition, audit, exclude, from_key, reach_future) -%}
+    {%- set exclude = late.exclude -%}
+    {%- set from_key = late.from_key -%}
   {%- endif -%}
   {%- set changed = recorded is not none and now['_sw_changed_part'] is not none -%}
   {%- if changed -%}
-    {%- set part = now['_sw_changed_part'] | int if spec.kind == 'interval' else now['_sw_changed_part'] | float -%}
-    {%- set part_text = modules.datetime.datetime.utcfromtimestamp(part / 1000000).strftime('%Y-%m-%d') if spec.kind == 'interval' else part -%}
-    {%- set what = "the input's rows with " ~ spec.time_column ~ " in the partition starting " ~ part_text ~ " changed after this model processed them ("
-        ~ (now['_sw_changed_was'] if now['_sw_changed_was'] is not none else 0) ~ " row(s) then, " ~ (now['_sw_changed_is'] if now['_sw_changed_is'] is not none else 0)
-        ~ " now, or the same count with other values)" -%}
-    {%- if spec.late_rows == 'reprocess' -%}
-      {%- set from_key = [from_key, part - reach_future] | min -%}
-      {%- do log(macro_name ~ '() in model ' ~ model.name ~ ': ' ~ what ~ '; recomputing from that partition', info=true) -%}
-    {%- else -%}
-      {{ exceptions.raise_compiler_error(macro_name ~ "() in model " ~ model.name ~ ": " ~ what ~ ". Set incremental['late_rows'] to 'reprocess' (recompute from that partition) or rebuild with --full-refresh"
-          ~ (" ('audit' keeps late rows out; a row changed in place has no earlier version left to keep)." if spec.late_rows == 'audit' else ".")) }}
-    {%- endif -%}
+    {%- set from_key = stream_windows._sw_plan_changed_rows(macro_name, spec, now, from_key, reach_future) -%}
   {%- endif -%}
   {%- if watermark_from == 'input' -%}
     {#- Per group, over the kept input from from_key's partition on (every fresh row
@@ -237,6 +181,30 @@
       'floor': reads.floor,
       'fresh_groups_unseen_since_cut': now['_sw_now_reopened'] if watermark_from == 'input' else none,
       'kept_key_range': kept_key_range if watermark_from == 'input' else none}) -%}
+  {{ return(plan) }}
+{% endmacro %}
+
+{% macro _sw_full_build_plan(plan, spec, relation, key, arrival_order, watermark_from, reach_future, horizon, audit) %}
+  {#- The plan of a full build (no watermark recorded, or --full-refresh): `plan` with
+      what its commit writes. -#}
+  {#- A full build holds every input row, the audited late rows too: their audit goes
+      with it, after the write (a failed build keeps it), else the next scheduled run
+      would take them out of the windows again. -#}
+  {%- do plan.commit.append('drop table if exists ' ~ audit) -%}
+  {%- if watermark_from == 'input' or flags.WHICH in ('run', 'build') -%}
+    {%- set now = stream_windows._sw_latest(key, arrival_order, relation) -%}
+    {%- if watermark_from == 'input' and now['w'] is not none -%}
+      {%- do plan.update({'next_watermark': now['w'] ~ '|' ~ now['s']}) -%}
+    {%- endif -%}
+    {#- The first arrival floor, for the first scheduled run: one pass over the rows
+        from its key (by `dbt run` and `dbt build` only; a compile need not pay it). -#}
+    {%- if now['w'] is not none and flags.WHICH in ('run', 'build') -%}
+      {%- set newest = now['w'] | int if spec.kind == 'interval' else now['w'] | float -%}
+      {%- set floor_key = stream_windows._sw_partition_start(spec, newest - reach_future) - horizon -%}
+      {%- set floor_arrival = run_query('select cast(min(' ~ arrival_order ~ ') as string) as a from ' ~ relation ~ ' as _sw_input where ' ~ key ~ ' >= ' ~ floor_key).rows[0]['a'] -%}
+      {%- do plan.update({'next_floor': floor_key ~ '|' ~ (floor_arrival if floor_arrival is not none else now['s'])}) -%}
+    {%- endif -%}
+  {%- endif -%}
   {{ return(plan) }}
 {% endmacro %}
 

@@ -137,13 +137,19 @@ def _stream() -> tuple[list[dict], list[dict], list[dict]]:
     arrivals = [[r for r in rows if r["ts"] < DAY + timedelta(days=2)],
                 [r for r in rows if DAY + timedelta(days=2) <= r["ts"] < DAY + timedelta(days=3)],
                 [r for r in rows if r["ts"] >= DAY + timedelta(days=3)] + [{"k": "a", "ts": LATE_ROW_TIME, "v": 1000}]]
+    _number_in_arrival_order(rng, arrivals)
+    return arrivals[0], arrivals[1], arrivals[2]
+
+
+def _number_in_arrival_order(rng: random.Random, arrivals: list[list[dict]]) -> None:
+    """seq for every row: the arrivals in turn, each shuffled (arrival order within an
+    arrival is not time order)."""
     seq = 0
     for arrival in arrivals:
         rng.shuffle(arrival)
         for row in arrival:
             seq += 1
             row["seq"] = seq
-    return arrivals[0], arrivals[1], arrivals[2]
 
 
 @pytest.fixture(scope="module")
@@ -334,12 +340,7 @@ def test_random_arrivals_runs_and_backfills_equal_a_full_rebuild(project, spark,
         late = rng.sample(parts[index - 1], k=min(2, len(parts[index - 1])))
         parts[index - 1] = [r for r in parts[index - 1] if r not in late]
         parts[index] += late
-    seq = 0
-    for part in parts:
-        rng.shuffle(part)
-        for row in part:
-            seq += 1
-            row["seq"] = seq
+    _number_in_arrival_order(rng, parts)
     spark.sql(f"truncate table {RAW}.events")
     arrived: list[dict] = []
     for number, part in enumerate(parts):
