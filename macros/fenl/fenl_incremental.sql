@@ -280,7 +280,7 @@
       window reads its context before that: the arrival floor sits that far back. -#}
   {%- set step = stream_windows._sw_step(inc) -%}
   {%- set lag = 7 * step -%}
-  {%- set plan = stream_windows._sw_incremental_plan(macro_name, inc, relation, arrival_order, entities, none, 0,
+  {%- set plan = stream_windows._sw_incremental_plan(macro_name, inc, relation, arrival_order, entities, stream_windows._sw_reach('all'),
       horizon=lag + (16 * step if spec.fenl_window == 'sliding' else 0)) -%}
   {%- set key = stream_windows._sw_incremental_key(inc) -%}
   {%- set state_table = stream_windows._sw_companion('__fenl_state') -%}
@@ -366,7 +366,7 @@ where {{ key }} >= {{ cut }}
   {%- set entity_table = stream_windows._sw_companion('__fenl_entities') -%}
   {#- Without its entities (a full build that failed after its prepare hook dropped
       them), a run cannot tell new entities: it rebuilds every period. -#}
-  {%- set plan = stream_windows._sw_incremental_plan(macro_name, inc, relation, arrival_order, entities, none, 0, 'input', reopen=false, horizon=horizon,
+  {%- set plan = stream_windows._sw_incremental_plan(macro_name, inc, relation, arrival_order, entities, stream_windows._sw_reach('all'), 'input', horizon=horizon,
       full=is_incremental() and load_relation(entity_table) is none) -%}
   {%- set key = stream_windows._sw_incremental_key(inc) -%}
   {%- set bounds = stream_windows._sw_fenl_period_sql(period, time_zone) -%}

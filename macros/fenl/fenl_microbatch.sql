@@ -34,7 +34,8 @@
     {%- set source = checked -%}
     {%- if microbatch.start is not none -%}
       {#- A NULL time passes, to fail the query (_sw_checked_time). -#}
-      {%- set source = '(select * from ' ~ checked ~ ' as _sw_all where ' ~ key ~ ' is null or ' ~ key ~ ' < ' ~ microbatch.end ~ ')' -%}
+      {%- set batch = stream_windows._sw_batch_plan(microbatch, stream_windows._sw_reach('all'), checked, key) -%}
+      {%- set source = '(select * from ' ~ checked ~ ' as _sw_all where ' ~ batch.read ~ ')' -%}
       {%- set rows = stream_windows._sw_batch_rows(macro_name, microbatch, microbatch.start, arrival_order) -%}
     {%- endif -%}
     {%- set windows = stream_windows._sw_fenl_per_row(source, entities, time_column, arrival_order, pipelines, spec, passthrough) -%}
@@ -60,8 +61,17 @@ where {{ rows }}
     select
         max(case when {{ key }} < {{ microbatch.start }} then {{ key }} end) as _sw_last_before,
         min({{ key }}) as _sw_oldest,
-        (select count(*) from (select distinct {{ entities | join(', ') }} from {{ relation }} as _sw_input where {{ key }} >= {{ microbatch.start }} and {{ key }} < {{ microbatch.end }}) as _sw_new
-         left anti join (select distinct {{ entities | join(', ') }} from {{ relation }} as _sw_input where {{ key }} < {{ microbatch.start }}) as _sw_old
+        (select count(*)
+         from (
+             select distinct {{ entities | join(', ') }}
+             from {{ relation }} as _sw_input
+             where {{ key }} >= {{ microbatch.start }} and {{ key }} < {{ microbatch.end }}
+         ) as _sw_new
+         left anti join (
+             select distinct {{ entities | join(', ') }}
+             from {{ relation }} as _sw_input
+             where {{ key }} < {{ microbatch.start }}
+         ) as _sw_old
          on {{ on | join(' and ') }}) as _sw_new_entities
     from {{ relation }} as _sw_input
   {%- endset -%}
@@ -70,7 +80,14 @@ where {{ rows }}
     union all select _sw_last_before from _sw_facts where _sw_last_before is not null
     union all select _sw_oldest from _sw_facts where _sw_new_entities > 0 and _sw_oldest is not null
   {%- endset -%}
-  {%- set starts = run_query('with _sw_facts as (' ~ facts ~ ') select min(unix_micros(' ~ bounds.start ~ ')) as k from (select ' ~ bounds.key
-      ~ ' as _sw_period from (select timestamp_micros(_sw_instant) as _sw_time from (' ~ instants ~ ') as _sw_instants) as _sw_timed) as _sw_periods').rows[0]['k'] -%}
+  {%- set earliest_start -%}
+    with _sw_facts as ({{ facts }})
+    select min(unix_micros({{ bounds.start }})) as k
+    from (
+        select {{ bounds.key }} as _sw_period
+        from (select timestamp_micros(_sw_instant) as _sw_time from ({{ instants }}) as _sw_instants) as _sw_timed
+    ) as _sw_periods
+  {%- endset -%}
+  {%- set starts = run_query(earliest_start).rows[0]['k'] -%}
   {{ return(stream_windows._sw_batch_start(microbatch, [starts | int, microbatch.start] | min)) }}
 {% endmacro %}

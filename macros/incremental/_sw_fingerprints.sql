@@ -7,15 +7,31 @@
       sum of each row's xxhash64) of the input rows matching `where` and processed by
       the build that recorded the partition: arrival position <= its recorded_arrival
       in `recorded` (a fingerprints table), or <= s where none is recorded. -#}
-  {%- set hashed = 'select ' ~ fingerprints.part ~ ' as _sw_part, ' ~ fingerprints.arrival_order ~ ' as _sw_arrival, xxhash64(struct(*)) as _sw_hash from '
-      ~ fingerprints.input ~ ' as _sw_input where ' ~ where -%}
+  {%- set hashed -%}
+    select {{ fingerprints.part }} as _sw_part, {{ fingerprints.arrival_order }} as _sw_arrival, xxhash64(struct(*)) as _sw_hash
+    from {{ fingerprints.input }} as _sw_input
+    where {{ where }}
+  {%- endset -%}
   {%- if recorded is not none -%}
-    {%- set hashed = 'select _sw_hashed.* from (' ~ hashed ~ ') as _sw_hashed left join ' ~ recorded ~ ' as _sw_recorded on _sw_hashed._sw_part = _sw_recorded.input_partition'
-        ~ ' where _sw_hashed._sw_arrival <= coalesce(_sw_recorded.recorded_arrival, ' ~ s ~ ')' -%}
+    {%- set hashed -%}
+      select _sw_hashed.*
+      from ({{ hashed }}) as _sw_hashed
+      left join {{ recorded }} as _sw_recorded on _sw_hashed._sw_part = _sw_recorded.input_partition
+      where _sw_hashed._sw_arrival <= coalesce(_sw_recorded.recorded_arrival, {{ s }})
+    {%- endset -%}
   {%- else -%}
-    {%- set hashed = 'select * from (' ~ hashed ~ ') as _sw_hashed where _sw_arrival <= ' ~ s -%}
+    {%- set hashed -%}
+      select *
+      from ({{ hashed }}) as _sw_hashed
+      where _sw_arrival <= {{ s }}
+    {%- endset -%}
   {%- endif -%}
-  {{ return('select _sw_part as input_partition, count(*) as input_rows, ' ~ stream_windows._sw_hash_sum('_sw_hash') ~ ' as input_checksum from (' ~ hashed ~ ') as _sw_rows group by _sw_part') }}
+  {%- set fingerprint -%}
+    select _sw_part as input_partition, count(*) as input_rows, {{ stream_windows._sw_hash_sum('_sw_hash') }} as input_checksum
+    from ({{ hashed }}) as _sw_rows
+    group by _sw_part
+  {%- endset -%}
+  {{ return(fingerprint) }}
 {% endmacro %}
 
 {% macro _sw_hash_sum(hash) %}
@@ -50,26 +66,52 @@
         one-day run's 6 s over 10M rows). -#}
     {%- set where = stream_windows._sw_key_from(fingerprints, fingerprints.from_key) -%}
   {%- else -%}
-    {%- set where = '(' ~ fingerprints.key ~ ' >= ' ~ fingerprints.from_key ~ ' or ' ~ fingerprints.part ~ ' in (select ' ~ fingerprints.part ~ ' from ' ~ fingerprints.input
-        ~ ' as _sw_new where ' ~ fingerprints.arrival_order ~ ' > ' ~ fingerprints.fresh_after ~ ' and ' ~ fingerprints.key ~ ' < ' ~ fingerprints.from_key ~ '))' -%}
+    {%- set where -%}
+      ({{ fingerprints.key }} >= {{ fingerprints.from_key }} or {{ fingerprints.part }} in (
+          select {{ fingerprints.part }}
+          from {{ fingerprints.input }} as _sw_new
+          where {{ fingerprints.arrival_order }} > {{ fingerprints.fresh_after }} and {{ fingerprints.key }} < {{ fingerprints.from_key }}
+      ))
+    {%- endset -%}
   {%- endif -%}
-  {%- set rows = run_query('select *, cast(' ~ s ~ ' as double) as recorded_arrival from (' ~ stream_windows._sw_fingerprint_query(fingerprints, where, s) ~ ') as _sw_fresh').rows | list -%}
+  {%- set fresh -%}
+    select *, cast({{ s }} as double) as recorded_arrival
+    from ({{ stream_windows._sw_fingerprint_query(fingerprints, where, s) }}) as _sw_fresh
+  {%- endset -%}
+  {%- set rows = run_query(fresh).rows | list -%}
   {%- if fingerprints.from_key is not none and load_relation(stream_windows._sw_companion('__input_fingerprints')) is not none -%}
     {%- set counted = [] -%}
     {%- for row in rows -%}{%- do counted.append(row[0] | float) -%}{%- endfor -%}
     {%- set kept = [] -%}
-    {%- for row in run_query('select input_partition, input_rows, input_checksum, recorded_arrival from ' ~ fingerprints.table ~ ' where input_partition < ' ~ fingerprints.from_key).rows if (row[0] | float) not in counted -%}
+    {%- set recorded -%}
+      select input_partition, input_rows, input_checksum, recorded_arrival
+      from {{ fingerprints.table }}
+      where input_partition < {{ fingerprints.from_key }}
+    {%- endset -%}
+    {%- for row in run_query(recorded).rows if (row[0] | float) not in counted -%}
       {%- do kept.append(row) -%}
     {%- endfor -%}
     {%- set rows = kept + rows -%}
   {%- endif -%}
-  {%- do run_query('create table if not exists ' ~ fingerprints.table ~ ' (input_partition double, input_rows bigint, input_checksum decimal(38, 0), recorded_arrival double) using parquet') -%}
+  {%- set create_table -%}
+    create table if not exists {{ fingerprints.table }}
+    (input_partition double, input_rows bigint, input_checksum decimal(38, 0), recorded_arrival double)
+    using parquet
+  {%- endset -%}
+  {%- do run_query(create_table) -%}
   {%- set values = [] -%}
   {%- for row in rows -%}{%- do values.append('(' ~ row[0] ~ ', ' ~ row[1] ~ ', ' ~ row[2] ~ ', ' ~ row[3] ~ ')') -%}{%- endfor -%}
   {%- if values -%}
-    {%- do run_query('insert overwrite table ' ~ fingerprints.table ~ ' select * from values ' ~ values | join(', ')) -%}
+    {%- set overwrite -%}
+      insert overwrite table {{ fingerprints.table }}
+      select * from values {{ values | join(', ') }}
+    {%- endset -%}
+    {%- do run_query(overwrite) -%}
   {%- else -%}
-    {%- do run_query('truncate table ' ~ fingerprints.table) -%}
+    {%- set empty_table -%}
+      truncate table {{ fingerprints.table }}
+    {%- endset -%}
+    {%- do run_query(empty_table) -%}
   {%- endif -%}
   {{ return('') }}
 {% endmacro %}

@@ -50,20 +50,27 @@
   {%- set rule = "{'partition': 'day' or 'month' (timestamp time) or a number > 0 (numeric time), 'late_rows': 'error' | 'audit' | 'reprocess'"
       ~ (", 'time_column': <column>}" if time_column is none else "}") -%}
   {%- set allowed = ['partition', 'late_rows'] + (['time_column'] if time_column is none else []) -%}
-  {%- if incremental is not mapping or 'partition' not in incremental -%}{{ stream_windows._sw_fail(macro_name, 'incremental', rule, incremental) }}{%- endif -%}
+  {%- if incremental is not mapping or 'partition' not in incremental -%}
+    {{ stream_windows._sw_fail(macro_name, 'incremental', rule, incremental) }}
+  {%- endif -%}
   {%- for key in incremental if key not in allowed -%}{{ stream_windows._sw_fail(macro_name, 'incremental', rule, incremental) }}{%- endfor -%}
   {%- set column = time_column if time_column is not none else incremental.get('time_column') -%}
-  {%- if column is not string or not column -%}{{ stream_windows._sw_fail(macro_name, "incremental['time_column']", 'the column whose time partitions the table', column) }}{%- endif -%}
+  {%- if column is not string or not column -%}
+    {{ stream_windows._sw_fail(macro_name, "incremental['time_column']", 'the column whose time partitions the table', column) }}
+  {%- endif -%}
   {%- set partition = incremental.partition -%}
   {%- if partition in ('day', 'month') -%}
     {%- set kind = 'interval' -%}
   {%- elif stream_windows._sw_is_number(partition) and partition > 0 -%}
     {%- set kind = 'number' -%}
   {%- else -%}
-    {{ stream_windows._sw_fail(macro_name, "incremental['partition']", "'day' or 'month' for a timestamp time column or a number > 0 for a numeric one", partition) }}
+    {{ stream_windows._sw_fail(macro_name, "incremental['partition']",
+        "'day' or 'month' for a timestamp time column or a number > 0 for a numeric one", partition) }}
   {%- endif -%}
   {%- if time_kind is not none and time_kind != kind -%}
-    {{ stream_windows._sw_fail(macro_name, "incremental['partition']", ("'day' or 'month' (the window's size is an interval)" if time_kind == 'interval' else "a number > 0 (the window's size is numeric)"), partition) }}
+    {{ stream_windows._sw_fail(macro_name, "incremental['partition']",
+        ("'day' or 'month' (the window's size is an interval)" if time_kind == 'interval' else "a number > 0 (the window's size is numeric)"),
+        partition) }}
   {%- endif -%}
   {%- set late_rows = incremental.get('late_rows', 'error') -%}
   {{- stream_windows._sw_check_choice(macro_name, "incremental['late_rows']", late_rows, ['error', 'audit', 'reprocess']) -}}
@@ -132,7 +139,9 @@
   {%- set partition_by = config.get('partition_by') -%}
   {%- set partition_by = [partition_by] if partition_by is string else (partition_by or []) | list -%}
   {%- if config.get('materialized') != 'incremental' or strategy != 'insert_overwrite' or partition_by != ['time_partition'] -%}
-    {{ stream_windows._sw_fail(macro_name, 'incremental', "used in a model configured materialized='incremental', incremental_strategy='insert_overwrite', partition_by=['time_partition'] (model "
-        ~ model.name ~ " has materialized=" ~ config.get('materialized') ~ ", incremental_strategy=" ~ strategy ~ ", partition_by=" ~ partition_by ~ ")", 'incremental') }}
+    {{ stream_windows._sw_fail(macro_name, 'incremental',
+        "used in a model configured materialized='incremental', incremental_strategy='insert_overwrite', partition_by=['time_partition'] (model "
+        ~ model.name ~ " has materialized=" ~ config.get('materialized') ~ ", incremental_strategy=" ~ strategy ~ ", partition_by=" ~ partition_by ~ ")",
+        'incremental') }}
   {%- endif -%}
 {% endmacro %}

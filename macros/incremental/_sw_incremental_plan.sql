@@ -2,7 +2,7 @@
     run of a window model reads, recomputes and records, computed while the model
     compiles, by queries that only read. -#}
 
-{% macro _sw_incremental_plan(macro_name, spec, relation, arrival_order, partitions, reach_past, reach_future, watermark_from='output', reopen=true, horizon=none, full=false) %}
+{% macro _sw_incremental_plan(macro_name, spec, relation, arrival_order, partitions, reach, watermark_from='output', horizon=none, full=false) %}
   {#- What this run recomputes, and what its hooks write (the plan, below; full true
       for a full build, or when `full` asks for one), else {'from_key': the first
       recomputed partition's start, 'input_from_key': from_key - reach_past (none when
@@ -12,14 +12,12 @@
       (below) and 'kept_key_range', {'from_key', 'lo', 'hi'}: the smallest and largest
       key of the kept input rows with keys from from_key on (the first recomputed
       partition's start before a reopen moved it back), from the same aggregation}.
-      reach_past/reach_future are in key units.
+      reach: the window's reach (_sw_reach), in key units.
       watermark_from 'input' is for windows whose rows do not show every input row
       they hold (a count window's output has no arrival position, and a group with
       fewer than N start times has no row yet): W and S are then taken from the input
-      this run reads, and (reopen true) a run also recomputes the partition of each
+      this run reads, and (reach.reopen) a run also recomputes the partition of each
       touched group's last processed time, where its provisional last window lies.
-      Windows that never stay open past their own period (panes, cron periods) pass
-      reopen false.
       The latest time W and arrival position S a model holds are kept in its table
       property stream_windows.watermark, written by the commit hook after each build
       from the partitions that build wrote: reading them costs no scan. A run that
@@ -45,9 +43,12 @@
       present one, so the floor stays true; each run finds the next one in its plan
       query (from the rows the floor already narrows), a full build with one pass. -#}
   {%- set key = stream_windows._sw_incremental_key(spec) -%}
+  {%- set reach_past = stream_windows._sw_reach_back(reach) -%}
+  {%- set reach_future = reach.future -%}
   {{- stream_windows._sw_check_incremental_config(macro_name) -}}
   {%- if is_incremental() and 'time_partition' not in (adapter.get_columns_in_relation(this) | map(attribute='name') | list) -%}
-    {{ exceptions.raise_compiler_error(macro_name ~ "() in model " ~ model.name ~ ": the table " ~ this ~ " was built without time_partition (before the model was incremental); rebuild it once with --full-refresh.") }}
+    {{ exceptions.raise_compiler_error(macro_name ~ "() in model " ~ model.name ~ ": the table " ~ this
+        ~ " was built without time_partition (before the model was incremental); rebuild it once with --full-refresh.") }}
   {%- endif -%}
   {%- set seen = stream_windows._sw_recorded_watermark(spec) if is_incremental() and not full else none -%}
   {%- if seen is none and is_incremental() and not full and watermark_from == 'output' -%}
@@ -72,7 +73,11 @@
   {%- set reads = {'key': key, 'arrival_order': arrival_order, 'floor': seen['floor']} -%}
   {#- The next arrival floor, at the usual first read of the next run. -#}
   {%- set next_floor_key = stream_windows._sw_partition_start(spec, w - reach_future) - horizon -%}
-  {%- set next_floor = 'select cast(min(' ~ arrival_order ~ ') as string) as _sw_next_floor from ' ~ relation ~ ' as _sw_input where ' ~ stream_windows._sw_key_from(reads, next_floor_key) -%}
+  {%- set next_floor -%}
+    select cast(min({{ arrival_order }}) as string) as _sw_next_floor
+    from {{ relation }} as _sw_input
+    where {{ stream_windows._sw_key_from(reads, next_floor_key) }}
+  {%- endset -%}
   {%- set audited = load_relation(audit) -%}
   {%- set exclude = (arrival_order ~ ' in (select ' ~ arrival_order ~ ' from ' ~ audited ~ ')') if audited is not none else none -%}
   {%- set is_fresh = arrival_order ~ ' > ' ~ s ~ (' and not ' ~ exclude if exclude else '') -%}
@@ -85,11 +90,22 @@
       Spark factors the shared `is null` out and leaves an OR it cannot push down to
       Parquet, and the query read every file of the input instead of the new ones. -#}
   {%- set unplaceable = '(' ~ key ~ ' is null or ' ~ arrival_order ~ ' is null)' -%}
-  {%- set candidates = '(select * from ' ~ relation ~ ' where ' ~ is_fresh ~ ' and (' ~ late_condition ~ ' or ' ~ key ~ ' is null) union all select * from '
-      ~ relation ~ ' where ' ~ arrival_order ~ ' is null)' -%}
-  {%- set first_late = 'select ' ~ arrival_order ~ ', cast(' ~ spec.time_column ~ ' as string) as t, ' ~ key ~ ' as k'
-      ~ (', ' ~ partitions | join(', ') if partitions else '') ~ ', count(' ~ key ~ ') over () as n, min(' ~ key ~ ') over () as earliest from '
-      ~ candidates ~ ' as _sw_fresh order by ' ~ unplaceable ~ ' desc, ' ~ arrival_order ~ ' limit 1' -%}
+  {%- set first_late -%}
+    select
+        {{ arrival_order }},
+        cast({{ spec.time_column }} as string) as t,
+        {{ key }} as k,
+        {{ (partitions | join(', ') ~ ',') if partitions else '' }}
+        count({{ key }}) over () as n,
+        min({{ key }}) over () as earliest
+    from (
+        select * from {{ relation }} where {{ is_fresh }} and ({{ late_condition }} or {{ key }} is null)
+        union all
+        select * from {{ relation }} where {{ arrival_order }} is null
+    ) as _sw_fresh
+    order by {{ unplaceable }} desc, {{ arrival_order }}
+    limit 1
+  {%- endset -%}
   {%- set from_key = w - reach_future -%}
   {%- set groups = partitions if partitions else ['_sw_all'] -%}
   {%- set group_select = partitions | join(', ') if partitions else '1 as _sw_all' -%}
@@ -117,18 +133,37 @@
   {%- set recorded = load_relation(stream_windows._sw_companion('__input_fingerprints')) -%}
   {%- if recorded is not none -%}
     {%- set current = stream_windows._sw_fingerprint_query(fingerprints, key ~ ' < ' ~ check_until, s, recorded) -%}
-    {%- do questions.append('(select min(_sw_part) as _sw_changed_part, min_by(_sw_was, _sw_part) as _sw_changed_was, min_by(_sw_is, _sw_part) as _sw_changed_is from ('
-        ~ 'select coalesce(_sw_now_fp.input_partition, _sw_was_fp.input_partition) as _sw_part, _sw_was_fp.input_rows as _sw_was, _sw_now_fp.input_rows as _sw_is from ('
-        ~ current ~ ') as _sw_now_fp full outer join (select * from ' ~ recorded ~ ' where input_partition < ' ~ check_until ~ ') as _sw_was_fp on _sw_now_fp.input_partition = _sw_was_fp.input_partition'
-        ~ ' where not (_sw_now_fp.input_rows <=> _sw_was_fp.input_rows and _sw_now_fp.input_checksum <=> _sw_was_fp.input_checksum)) as _sw_changes) as _sw_changed') -%}
+    {%- set earliest_change -%}
+      (select
+          min(_sw_part) as _sw_changed_part,
+          min_by(_sw_was, _sw_part) as _sw_changed_was,
+          min_by(_sw_is, _sw_part) as _sw_changed_is
+      from (
+          select
+              coalesce(_sw_now_fp.input_partition, _sw_was_fp.input_partition) as _sw_part,
+              _sw_was_fp.input_rows as _sw_was,
+              _sw_now_fp.input_rows as _sw_is
+          from ({{ current }}) as _sw_now_fp
+          full outer join (select * from {{ recorded }} where input_partition < {{ check_until }}) as _sw_was_fp
+          on _sw_now_fp.input_partition = _sw_was_fp.input_partition
+          where not (_sw_now_fp.input_rows <=> _sw_was_fp.input_rows and _sw_now_fp.input_checksum <=> _sw_was_fp.input_checksum)
+      ) as _sw_changes) as _sw_changed
+    {%- endset -%}
+    {%- do questions.append(earliest_change) -%}
   {%- endif -%}
-  {%- set now = run_query('select * from ' ~ questions | join(' cross join ') ~ ' left join (select *, true as _sw_found from (' ~ first_late ~ ') as _sw_first) as _sw_first_late on true').rows[0] -%}
+  {%- set all_questions -%}
+    select *
+    from {{ questions | join('\ncross join ') }}
+    left join (select *, true as _sw_found from ({{ first_late }}) as _sw_first) as _sw_first_late on true
+  {%- endset -%}
+  {%- set now = run_query(all_questions).rows[0] -%}
   {%- set row = now if now['_sw_found'] else none -%}
   {#- No row from the floor's key on yet: every later row arrives after S. -#}
   {%- set next_floor_arrival = now['_sw_now_first_arrival'] if floor_from_touched else now['_sw_next_floor'] -%}
   {%- do plan.update({'next_floor': next_floor_key ~ '|' ~ (next_floor_arrival if next_floor_arrival is not none else s)}) -%}
   {%- if row is not none -%}
-    {%- set late = stream_windows._sw_plan_late_rows(macro_name, plan, spec, row, relation, partitions, arrival_order, w, is_fresh, late_condition, audit, exclude, from_key, reach_future) -%}
+    {%- set late = stream_windows._sw_plan_late_rows(macro_name, plan, spec, row, relation, partitions, arrival_order, w,
+        is_fresh, late_condition, audit, exclude, from_key, reach_future) -%}
     {%- set exclude = late.exclude -%}
     {%- set from_key = late.from_key -%}
   {%- endif -%}
@@ -153,12 +188,10 @@
     {%- endif -%}
     {%- set kept = (' and not ' ~ exclude) if exclude else '' -%}
     {%- set kept_key_range = {'from_key': lo, 'lo': now['_sw_now_lo'], 'hi': now['_sw_now_hi']} -%}
-    {%- if reopen and now['_sw_now_reopened'] > 0 -%}
-      {%- set on = [] -%}
-      {%- for column in groups -%}{%- do on.append('_sw_older.' ~ column ~ ' <=> _sw_touched.' ~ column) -%}{%- endfor -%}
-      {%- set reopened_from = run_query('select min(_sw_last) as k from (select ' ~ group_select ~ ', max(' ~ key ~ ') as _sw_last from ' ~ relation
-          ~ ' as _sw_input where ' ~ key ~ ' < ' ~ lo ~ ' and ' ~ arrival_order ~ ' <= ' ~ s ~ kept ~ ' group by ' ~ groups | join(', ') ~ ') as _sw_older left semi join ('
-          ~ touched.per_group ~ ') as _sw_touched on ' ~ on | join(' and ') ~ ' and _sw_touched._sw_fresh_w is not null and _sw_touched._sw_seen_w is null').rows[0]['k'] -%}
+    {%- if reach.reopen and now['_sw_now_reopened'] > 0 -%}
+      {%- set older = key ~ ' < ' ~ lo ~ ' and ' ~ arrival_order ~ ' <= ' ~ s ~ kept -%}
+      {%- set unseen = 'select * from (' ~ touched.per_group ~ ') as _sw_groups where _sw_fresh_w is not null and _sw_seen_w is null' -%}
+      {%- set reopened_from = stream_windows._sw_reopened_from(relation, key, partitions, older, unseen) -%}
       {%- if reopened_from is not none -%}
         {%- set from_key = [from_key, reopened_from | int if spec.kind == 'interval' else reopened_from | float] | min -%}
       {%- endif -%}
@@ -168,7 +201,8 @@
     {%- do plan.update({'next_watermark': next_w ~ '|' ~ next_s}) -%}
   {%- endif -%}
   {%- set from_key = stream_windows._sw_partition_start(spec, from_key) -%}
-  {%- set first_partition = ("date'" ~ modules.datetime.datetime.utcfromtimestamp(from_key / 1000000).strftime('%Y-%m-%d') ~ "'") if spec.kind == 'interval' else from_key -%}
+  {%- set first_day = modules.datetime.datetime.utcfromtimestamp(from_key / 1000000).strftime('%Y-%m-%d') if spec.kind == 'interval' else none -%}
+  {%- set first_partition = ("date'" ~ first_day ~ "'") if spec.kind == 'interval' else from_key -%}
   {%- do plan.update({'since': first_partition}) -%}
   {#- New rows below the recomputed span: only late rows the audit keeps out (error
       fails the run, reprocess moves the span to the earliest one). -#}
@@ -201,40 +235,14 @@
     {%- if now['w'] is not none and flags.WHICH in ('run', 'build') -%}
       {%- set newest = now['w'] | int if spec.kind == 'interval' else now['w'] | float -%}
       {%- set floor_key = stream_windows._sw_partition_start(spec, newest - reach_future) - horizon -%}
-      {%- set floor_arrival = run_query('select cast(min(' ~ arrival_order ~ ') as string) as a from ' ~ relation ~ ' as _sw_input where ' ~ key ~ ' >= ' ~ floor_key).rows[0]['a'] -%}
+      {%- set first_arrival -%}
+        select cast(min({{ arrival_order }}) as string) as a
+        from {{ relation }} as _sw_input
+        where {{ key }} >= {{ floor_key }}
+      {%- endset -%}
+      {%- set floor_arrival = run_query(first_arrival).rows[0]['a'] -%}
       {%- do plan.update({'next_floor': floor_key ~ '|' ~ (floor_arrival if floor_arrival is not none else now['s'])}) -%}
     {%- endif -%}
   {%- endif -%}
   {{ return(plan) }}
-{% endmacro %}
-
-{% macro _sw_touched_groups(relation, reads, s, lo, exclude, groups, group_select) %}
-  {#- Per group, over the kept input with keys from lo on (per_group): its newest fresh
-      key (arrival after s), newest processed key, newest and least arrival, least
-      key; and their one-row summary (summary: _sw_now_w, _sw_now_s, _sw_now_reopened
-      - groups with fresh rows and no processed row there - _sw_now_lo, _sw_now_hi,
-      _sw_now_first_arrival). reads:
-      {'key', 'arrival_order', 'floor'}, as _sw_key_from takes them. -#}
-  {%- set key = reads.key -%}
-  {%- set arrival_order = reads.arrival_order -%}
-  {%- set per_group = 'select ' ~ group_select ~ ', max(case when ' ~ arrival_order ~ ' > ' ~ s ~ ' then ' ~ key ~ ' end) as _sw_fresh_w, max(case when '
-      ~ arrival_order ~ ' <= ' ~ s ~ ' then ' ~ key ~ ' end) as _sw_seen_w, max(' ~ arrival_order ~ ') as _sw_s, min(' ~ arrival_order ~ ') as _sw_a, min(' ~ key ~ ') as _sw_lo from ' ~ relation ~ ' as _sw_input where '
-      ~ stream_windows._sw_key_from(reads, lo) ~ ((' and not ' ~ exclude) if exclude else '') ~ ' group by ' ~ groups | join(', ') -%}
-  {%- set summary = 'select cast(max(_sw_fresh_w) as string) as _sw_now_w, cast(max(_sw_s) as string) as _sw_now_s, '
-      ~ 'count(case when _sw_fresh_w is not null and _sw_seen_w is null then 1 end) as _sw_now_reopened, '
-      ~ 'cast(min(_sw_lo) as string) as _sw_now_lo, cast(max(greatest(_sw_fresh_w, _sw_seen_w)) as string) as _sw_now_hi, '
-      ~ 'cast(min(_sw_a) as string) as _sw_now_first_arrival from (' ~ per_group ~ ') as _sw_touched' -%}
-  {{ return({'per_group': per_group, 'summary': summary}) }}
-{% endmacro %}
-
-{% macro _sw_key_from(reads, bound) %}
-  {#- The condition `key >= bound` of a read of the input, and with it `arrival >= A`
-      when the recorded arrival floor (F, A) covers the bound (bound >= F): every row
-      with key >= F arrived at or after A, so the second condition removes no row the
-      first keeps, and Parquet prunes the files (and row groups) by it. reads: a plan,
-      or any mapping with 'key', 'arrival_order' and 'floor' ({'key', 'arrival'} or
-      none). -#}
-  {%- set floor = reads.get('floor') -%}
-  {%- set covered = floor is not none and bound is not none and bound >= floor.key -%}
-  {{ return(reads.key ~ ' >= ' ~ bound ~ ((' and ' ~ reads.arrival_order ~ ' >= ' ~ floor.arrival) if covered else '')) }}
 {% endmacro %}

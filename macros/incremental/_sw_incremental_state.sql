@@ -11,8 +11,12 @@
 {% macro _sw_latest(key, arrival_order, relation, where=none) %}
   {#- {'w': the latest time key, 's': the latest arrival position} of `relation` (rows
       matching `where`), as strings; both none when it has no row. -#}
-  {{ return(run_query('select cast(max(' ~ key ~ ') as string) as w, cast(max(' ~ arrival_order ~ ') as string) as s from '
-      ~ relation ~ (' where ' ~ where if where else '')).rows[0]) }}
+  {%- set latest -%}
+    select cast(max({{ key }}) as string) as w, cast(max({{ arrival_order }}) as string) as s
+    from {{ relation }}
+    {{ 'where ' ~ where if where else '' }}
+  {%- endset -%}
+  {{ return(run_query(latest).rows[0]) }}
 {% endmacro %}
 
 {% macro _sw_recorded_watermark(spec=none) %}
@@ -20,7 +24,10 @@
       {'key': F, 'arrival': A} or none (a table written before floors were kept)}
       from the table property 'W|S[|F|A]' (as strings; F as a number given the
       incremental spec), or none. -#}
-  {%- for row in run_query('show tblproperties ' ~ this) if row[0] == 'stream_windows.watermark' -%}
+  {%- set properties -%}
+    show tblproperties {{ this }}
+  {%- endset -%}
+  {%- for row in run_query(properties) if row[0] == 'stream_windows.watermark' -%}
     {%- set parts = row[1].split('|') -%}
     {%- set floor = none -%}
     {%- if parts | length == 4 -%}
@@ -37,7 +44,8 @@
     was planned with, whatever ran in the session before. -#}
 {% macro _sw_plan_comment(plan) %}
   {%- set carried = {} -%}
-  {%- for field in ['full', 'key', 'arrival_order', 'watermark_from', 'since', 'next_floor', 'next_watermark', 'fingerprints', 'prepare', 'commit', 'notes'] -%}
+  {%- for field in ['full', 'key', 'arrival_order', 'watermark_from', 'since', 'next_floor', 'next_watermark', 'fingerprints', 'prepare', 'commit',
+      'notes'] -%}
     {%- do carried.update({field: plan[field]}) -%}
   {%- endfor -%}
   {%- do carried.update({'relation': this | string}) -%}
@@ -53,7 +61,8 @@
   {%- if marker not in code -%}{{ return(none) }}{%- endif -%}
   {%- set plan = fromjson(code.split(marker, 1)[1].split(' */', 1)[0]) -%}
   {%- if plan['relation'] != this | string -%}
-    {{ exceptions.raise_compiler_error("stream_windows: model " ~ model.name ~ " carries the incremental plan of " ~ plan['relation'] ~ ", not of " ~ this ~ "; one model holds one incremental window.") }}
+    {{ exceptions.raise_compiler_error("stream_windows: model " ~ model.name ~ " carries the incremental plan of " ~ plan['relation'] ~ ", not of " ~ this
+        ~ "; one model holds one incremental window.") }}
   {%- endif -%}
   {{ return(plan) }}
 {% endmacro %}
@@ -110,10 +119,13 @@
     {%- do run_query(statement) -%}
     {%- if loop.first -%}{{ stream_windows._sw_failpoint('in_commit') }}{%- endif -%}
   {%- endfor -%}
-  {{ stream_windows._sw_failpoint('in_commit') if not plan.commit }}
+  {{ stream_windows._sw_failpoint('in_commit') if not plan.commit else '' }}
   {%- for note in plan.notes -%}{%- do log(note, info=true) -%}{%- endfor -%}
   {%- if watermark is not none -%}
-    {%- do run_query("alter table " ~ this ~ " set tblproperties ('stream_windows.watermark' = '" ~ watermark ~ floor ~ "')") -%}
+    {%- set record_watermark -%}
+      alter table {{ this }} set tblproperties ('stream_windows.watermark' = '{{ watermark }}{{ floor }}')
+    {%- endset -%}
+    {%- do run_query(record_watermark) -%}
   {%- endif -%}
   {{ return('') }}
 {% endmacro %}

@@ -122,39 +122,52 @@
   {%- endif -%}
 {% endmacro %}
 
-{% macro _sw_batch_rewrite_from(microbatch, source, key, reach_future) %}
-  {#- The first key this batch rewrites: its start, or for a window that reaches
-      `reach_future` ahead, the batch holding the earliest row that was still open
-      when the stream ended before this batch (its last time before the batch minus
-      the reach): that row's window now sees this batch's rows. -#}
-  {%- if not reach_future -%}{{ return(microbatch.start) }}{%- endif -%}
-  {%- set last = run_query('select max(' ~ key ~ ') as k from ' ~ source ~ ' as _sw_before where ' ~ key ~ ' < ' ~ microbatch.start).rows[0]['k'] -%}
-  {%- if last is none -%}{{ return(microbatch.start) }}{%- endif -%}
-  {{ return(stream_windows._sw_batch_start(microbatch, [last | int - reach_future, microbatch.start] | min)) }}
-{% endmacro %}
-
-{% macro _sw_batch_reopened_from(microbatch, relation, key, groups) %}
-  {#- The first key a count window's batch rewrites: its start, or the batch holding
-      the earliest last time before it of a group with times in it (that group's
-      provisional last window becomes final in this batch). -#}
-  {%- set group_list = groups if groups else ['_sw_all'] -%}
-  {%- set group_select = groups | join(', ') if groups else '1 as _sw_all' -%}
-  {%- set on = [] -%}
-  {%- for column in group_list -%}{%- do on.append('_sw_older.' ~ column ~ ' <=> _sw_touched.' ~ column) -%}{%- endfor -%}
-  {%- set older -%}
-    select {{ group_select }}, max({{ key }}) as _sw_last
-    from {{ relation }} as _sw_input
-    where {{ key }} < {{ microbatch.start }}
-    group by {{ group_list | join(', ') }}
-  {%- endset -%}
-  {%- set touched -%}
-    select distinct {{ group_select }}
-    from {{ relation }} as _sw_input
-    where {{ key }} >= {{ microbatch.start }} and {{ key }} < {{ microbatch.end }}
-  {%- endset -%}
-  {%- set last = run_query('select min(_sw_last) as k from (' ~ older ~ ') as _sw_older left semi join (' ~ touched ~ ') as _sw_touched on ' ~ on | join(' and ')).rows[0]['k'] -%}
-  {%- if last is none -%}{{ return(microbatch.start) }}{%- endif -%}
-  {{ return(stream_windows._sw_batch_start(microbatch, [last | int, microbatch.start] | min)) }}
+{% macro _sw_batch_plan(microbatch, reach, relation, key, groups=[]) %}
+  {#- What one batch rewrites and reads, from the window's reach (_sw_reach):
+      {'rewrite_from': the first key it writes, 'read': the condition on `key` of the
+      input rows its windows need, or none where the lookback is counted (the count
+      window reads its counted context, _sw_batch_counted_input)}. The batch writes its
+      own rows and, from rewrite_from on, the earlier rows whose windows this batch
+      changes:
+        - grid windows: the windows that start before the batch and end in it;
+        - a reopening window: each touched group's provisional last window, at the
+          group's last key before the batch;
+        - a window that reaches `future` ahead: the rows still open when the stream
+          ended before this batch (its last key before the batch minus the reach).
+      A row with a NULL key passes `read`, to fail the query that checks it, instead
+      of Spark inferring `is not null` from the bounds and dropping it. -#}
+  {%- set rewrite_from = microbatch.start -%}
+  {%- if reach.grid is not none -%}
+    {%- set every = reach.grid.every -%}
+    {%- set earliest_open = microbatch.start - reach.grid.size - (microbatch.start - reach.grid.size) % every + every -%}
+    {%- set rewrite_from = [earliest_open, microbatch.start] | min -%}
+  {%- elif reach.reopen -%}
+    {%- set touched -%}
+      select distinct {{ groups | join(', ') if groups else '1 as _sw_all' }}
+      from {{ relation }} as _sw_input
+      where {{ key }} >= {{ microbatch.start }} and {{ key }} < {{ microbatch.end }}
+    {%- endset -%}
+    {%- set last = stream_windows._sw_reopened_from(relation, key, groups, key ~ ' < ' ~ microbatch.start, touched) -%}
+    {%- if last is not none -%}{%- set rewrite_from = [last | int, microbatch.start] | min -%}{%- endif -%}
+  {%- elif reach.future -%}
+    {%- set last_before -%}
+      select max({{ key }}) as k
+      from {{ relation }} as _sw_before
+      where {{ key }} < {{ microbatch.start }}
+    {%- endset -%}
+    {%- set last = run_query(last_before).rows[0]['k'] -%}
+    {%- if last is not none -%}{%- set rewrite_from = [last | int - reach.future, microbatch.start] | min -%}{%- endif -%}
+  {%- endif -%}
+  {%- set rewrite_from = stream_windows._sw_batch_start(microbatch, rewrite_from) -%}
+  {%- set read_until = key ~ ' < ' ~ (microbatch.end + reach.future) -%}
+  {%- if reach.past == 'all' -%}
+    {%- set read = key ~ ' is null or ' ~ read_until -%}
+  {%- elif reach.past is number -%}
+    {%- set read = key ~ ' is null or (' ~ key ~ ' >= ' ~ (rewrite_from - reach.past) ~ ' and ' ~ read_until ~ ')' -%}
+  {%- else -%}
+    {%- set read = none -%}
+  {%- endif -%}
+  {{ return({'rewrite_from': rewrite_from, 'read': read}) }}
 {% endmacro %}
 
 {% macro _sw_batch_counted_input(microbatch, relation, key, groups, rewrite_from, n, rank_expr) %}
@@ -166,26 +179,27 @@
   {%- set bounded = '(select * from ' ~ relation ~ ' as _sw_all where ' ~ key ~ ' < ' ~ microbatch.end ~ ')' -%}
   {%- set context = stream_windows._sw_counted_context(bounded, {'from_key': rewrite_from, 'key': key, 'exclude': none, 'floor': none},
       {'kind': 'interval', 'partition': 'day'}, groups, n, 'times', rank_expr) -%}
-  {%- set over = ('partition by ' ~ groups | join(', ')) if groups else '' -%}
+  {%- set on = [] -%}
+  {%- for column in groups -%}{%- do on.append('_sw_after.' ~ column ~ ' <=> _sw_next.' ~ column) -%}{%- endfor -%}
+  {%- do on.append('_sw_after._sw_after_key = _sw_next._sw_next_key') -%}
   {%- set input -%}
     (select * from {{ context }} as _sw_context_rows
     union all
     select * from {{ relation }} as _sw_undated where {{ key }} is null
     union all
-    select * except (_sw_next) from (
-        select *, min({{ key }}) over ({{ over }}) as _sw_next from {{ relation }} as _sw_after where {{ key }} >= {{ microbatch.end }}
-    ) as _sw_next_times
-    where {{ key }} = _sw_next)
+    select * except (_sw_after_key)
+    from (
+        select *, {{ key }} as _sw_after_key
+        from {{ relation }} as _sw_input
+        where {{ key }} >= {{ microbatch.end }}
+    ) as _sw_after
+    left semi join (
+        select {{ (groups | join(', ') ~ ', ') if groups else '' }}min({{ key }}) as _sw_next_key
+        from {{ relation }} as _sw_input
+        where {{ key }} >= {{ microbatch.end }}
+        {{ ('group by ' ~ groups | join(', ')) if groups else '' }}
+    ) as _sw_next
+    on {{ on | join(' and ') }})
   {%- endset -%}
   {{ return(input) }}
-{% endmacro %}
-
-{% macro _sw_batch_open_from(microbatch, every, size) %}
-  {#- The first key a batch of time-aligned windows rewrites (panes: every = size;
-      hopping windows over panes: starts on multiples of `every`, `size` long): its
-      start, or the batch holding the earliest window that starts before it and ends
-      after its start (that window now gets this batch's rows). -#}
-  {%- set earliest = microbatch.start - size - (microbatch.start - size) % every + every -%}
-  {%- if earliest >= microbatch.start -%}{{ return(microbatch.start) }}{%- endif -%}
-  {{ return(stream_windows._sw_batch_start(microbatch, earliest)) }}
 {% endmacro %}

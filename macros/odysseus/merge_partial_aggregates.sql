@@ -33,9 +33,11 @@
       {#- The batch's windows, and those that start before it and end in it (their
           batches are rewritten), from the panes they hold. A pane with NULL bounds
           passes, to fail the pane check. -#}
-      {%- set rewrite_from = stream_windows._sw_batch_open_from(microbatch, hopping.advance, hopping.size) -%}
       {%- set key = stream_windows._sw_batch_key('pane_start') -%}
-      {%- set read = '(' ~ key ~ ' is null or (' ~ key ~ ' >= ' ~ rewrite_from ~ ' and ' ~ key ~ ' < ' ~ (microbatch.end + hopping.size) ~ '))' -%}
+      {%- set reach = stream_windows._sw_reach(0, hopping.size, grid={'every': hopping.advance, 'size': hopping.size}) -%}
+      {%- set planned_batch = stream_windows._sw_batch_plan(microbatch, reach, relation, key) -%}
+      {%- set rewrite_from = planned_batch.rewrite_from -%}
+      {%- set read = '(' ~ planned_batch.read ~ ')' -%}
       {%- set window_key = stream_windows._sw_batch_key('timestamp_micros(_sw_window_start)') -%}
       {%- set batch = window_key ~ ' >= ' ~ rewrite_from ~ ' and ' ~ window_key ~ ' < ' ~ microbatch.end -%}
     {%- endif -%}

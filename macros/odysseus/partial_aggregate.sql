@@ -67,8 +67,9 @@
           passes the bounds into a NULL pane, which fails the batch. -#}
       {%- set size = paning.size.size | int -%}
       {%- set key = stream_windows._sw_batch_key(pane.time_column) -%}
-      {%- set rewrite_from = stream_windows._sw_batch_open_from(microbatch, size, size) -%}
-      {%- set batch = {'read': key ~ ' is null or (' ~ key ~ ' >= ' ~ rewrite_from ~ ' and ' ~ key ~ ' < ' ~ (microbatch.end + size) ~ ')',
+      {%- set planned_batch = stream_windows._sw_batch_plan(microbatch, stream_windows._sw_reach(0, size, grid={'every': size, 'size': size}), relation, key) -%}
+      {%- set rewrite_from = planned_batch.rewrite_from -%}
+      {%- set batch = {'read': planned_batch.read,
                        'rows': stream_windows._sw_batch_rows(macro_name, microbatch, rewrite_from, none, 'timestamp_micros(_sw_pane_start)')} -%}
     {%- endif -%}
   {%- endif -%}
@@ -76,7 +77,7 @@
   {%- set planned = none -%}
   {%- if spec is not none -%}
     {#- The pane holding W starts after W - size: recompute from that partition on. -#}
-    {%- set planned = stream_windows._sw_incremental_plan(macro_name, spec, relation, arrival_order, groups, 0, paning.size.size, 'input', reopen=false) -%}
+    {%- set planned = stream_windows._sw_incremental_plan(macro_name, spec, relation, arrival_order, groups, stream_windows._sw_reach(0, paning.size.size), 'input') -%}
     {%- set plan = none if planned.full else planned -%}
     {%- do states.append(stream_windows._sw_incremental_partition_column(spec, 'timestamp_micros(_sw_pane_start)' if spec.kind == 'interval' else '_sw_pane_start')) -%}
   {%- endif -%}

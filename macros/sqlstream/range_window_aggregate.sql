@@ -57,6 +57,7 @@
   {%- set mask = '_sw_is_bound' if bounds is not none else none -%}
   {%- set source = stream_windows._sw_source_with_bounds(macro_name, relation, bounds, time_column, arrival_order, partitions, passthrough, wanted) -%}
   {%- set microbatch = stream_windows._sw_microbatch(macro_name, incremental) -%}
+  {%- set reach = stream_windows._sw_reach(window_range.size if direction == 'preceding' else 0, window_range.size if direction == 'following' else 0) -%}
   {%- set spec = stream_windows._sw_incremental_spec(macro_name, incremental, time_column, window_range.kind) -%}
   {%- set plan = none -%}
   {%- set planned = none -%}
@@ -67,8 +68,7 @@
     {%- endif -%}
     {#- Rowtime bounds are rows of the stream (a time and an arrival position): the
         plan reads them with the data, so a late bound is caught like a late row. -#}
-    {%- set planned = stream_windows._sw_incremental_plan(macro_name, spec, source if bounds is not none else relation, arrival_order, partitions,
-        window_range.size if direction == 'preceding' else 0, window_range.size if direction == 'following' else 0) -%}
+    {%- set planned = stream_windows._sw_incremental_plan(macro_name, spec, source if bounds is not none else relation, arrival_order, partitions, reach) -%}
     {%- set plan = none if planned.full else planned -%}
     {%- if plan is not none -%}
       {%- set source = '(select * from ' ~ source ~ ' as _sw_all where ' ~ stream_windows._sw_key_from(plan, plan.input_from_key) ~ (' and not ' ~ plan.exclude if plan.exclude else '') ~ ')' -%}
@@ -88,12 +88,9 @@
     {%- if microbatch.start is not none -%}
       {#- This batch's rows (and, FOLLOWING, the rows still open before it), from the
           input a range before them (PRECEDING) or after them (FOLLOWING). -#}
-      {%- set reach_past = size if direction == 'preceding' else 0 -%}
-      {%- set reach_future = size if direction == 'following' else 0 -%}
-      {%- set rewrite_from = stream_windows._sw_batch_rewrite_from(microbatch, source, key, reach_future) -%}
-      {#- A row with a NULL time passes the bounds, to fail the query (_sw_checked_time)
-          instead of Spark inferring `is not null` from them and dropping it. -#}
-      {%- set source = '(select * from ' ~ source ~ ' as _sw_all where ' ~ key ~ ' is null or (' ~ key ~ ' >= ' ~ (rewrite_from - reach_past) ~ ' and ' ~ key ~ ' < ' ~ (microbatch.end + reach_future) ~ '))' -%}
+      {%- set batch = stream_windows._sw_batch_plan(microbatch, reach, source, key) -%}
+      {%- set rewrite_from = batch.rewrite_from -%}
+      {%- set source = '(select * from ' ~ source ~ ' as _sw_all where ' ~ batch.read ~ ')' -%}
       {%- set batch_rows = stream_windows._sw_batch_rows(macro_name, microbatch, rewrite_from, arrival_order) -%}
     {%- endif -%}
   {%- endif -%}

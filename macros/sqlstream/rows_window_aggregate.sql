@@ -45,7 +45,7 @@
     {%- endif -%}
   {%- endif -%}
   {{- stream_windows._sw_check_columns_exist(macro_name, relation, wanted) -}}
-  {%- set planned = stream_windows._sw_incremental_plan(macro_name, spec, relation, arrival_order, partitions, none, 0) if spec is not none else none -%}
+  {%- set planned = stream_windows._sw_incremental_plan(macro_name, spec, relation, arrival_order, partitions, stream_windows._sw_reach(none)) if spec is not none else none -%}
   {%- set plan = planned if planned is not none and not planned.full else none -%}
   {%- if plan is not none -%}
     {#- The recomputed partitions, and before them the n rows each partition's window
