@@ -18,8 +18,9 @@
   {%- set cron = spec.fenl_window == 'cron' -%}
   {%- set event_time = 'period_start' if cron else time_column -%}
   {%- if microbatch.event_time | lower != event_time | lower -%}
-    {{ stream_windows._sw_compile_error(macro_name ~ "() in model " ~ model.name ~ " (incremental_strategy='microbatch'): configure event_time='" ~ event_time ~ "' ("
-        ~ ("a cron window's row is placed at the start of its period" if cron else "a per-row window's row is placed at its time column") ~ "); got event_time=" ~ microbatch.event_time ~ ".") }}
+    {%- set why = "a cron window's row is placed at the start of its period" if cron else "a per-row window's row is placed at its time column" -%}
+    {{ stream_windows._sw_compile_error(macro_name ~ "() in model " ~ model.name ~ " (incremental_strategy='microbatch'): configure event_time='"
+        ~ event_time ~ "' (" ~ why ~ "); got event_time=" ~ microbatch.event_time ~ ".") }}
   {%- endif -%}
   {%- if passthrough -%}{{ stream_windows._sw_batch_output(macro_name, microbatch, passthrough) }}{%- endif -%}
   {%- set key = stream_windows._sw_batch_key(time_column) -%}

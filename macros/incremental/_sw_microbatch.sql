@@ -36,12 +36,14 @@
   {%- if config.get('incremental_strategy') != 'microbatch' -%}{{ return(none) }}{%- endif -%}
   {%- set where = macro_name ~ "() in model " ~ model.name ~ " (incremental_strategy='microbatch'): " -%}
   {%- if incremental is not none -%}
-    {{ stream_windows._sw_compile_error(where ~ "dbt's batches decide what each run builds; leave out the macro's `incremental` argument (it is for incremental_strategy='insert_overwrite').") }}
+    {{ stream_windows._sw_compile_error(where ~ "dbt's batches decide what each run builds; leave out the macro's `incremental` argument"
+        ~ " (it is for incremental_strategy='insert_overwrite').") }}
   {%- endif -%}
   {%- set partition_by = config.get('partition_by') -%}
   {%- set partition_by = [partition_by] if partition_by is string else (partition_by or []) | list -%}
   {%- if partition_by != ['time_partition'] -%}
-    {{ stream_windows._sw_compile_error(where ~ "configure partition_by=['time_partition'] (the column the macro adds: each batch rewrites whole partitions, so a partition must be one batch); got partition_by=" ~ partition_by ~ ".") }}
+    {{ stream_windows._sw_compile_error(where ~ "configure partition_by=['time_partition'] (the column the macro adds: each batch rewrites"
+        ~ " whole partitions, so a partition must be one batch); got partition_by=" ~ partition_by ~ ".") }}
   {%- endif -%}
   {%- set size = config.get('batch_size') -%}
   {%- if size not in ('hour', 'day', 'month', 'year') -%}
@@ -49,7 +51,8 @@
   {%- endif -%}
   {%- set event_time = config.get('event_time') -%}
   {%- if event_time is not string or not event_time -%}
-    {{ stream_windows._sw_compile_error(where ~ "configure event_time: the output column whose time places a row in its batch (for a per-row window, the time column).") }}
+    {{ stream_windows._sw_compile_error(where ~ "configure event_time: the output column whose time places a row in its batch"
+        ~ " (for a per-row window, the time column).") }}
   {%- endif -%}
   {%- set batch = model.batch if model.batch is defined else none -%}
   {%- if batch is none or batch.event_time_start is not defined or batch.event_time_start is none -%}
