@@ -14,8 +14,12 @@
     {%- do compared.append(column.name) -%}
   {%- endif -%}
 {%- endfor -%}
-{%- if execute and not compared -%}
-  {{ exceptions.raise_compiler_error("same_rows_as: " ~ model ~ " has no columns to compare (does it exist?).") }}
+{#- No columns: the model is not built yet (`dbt compile` on a new catalog, or a
+    selection that compiles the test without its model). The SQL compares every column
+    but the ignored ones, unrounded; a `dbt test` or `dbt build` introspects the built
+    model and rounds. -#}
+{%- if not compared -%}
+  {%- do compared.append(('* except (' ~ ignore | join(', ') ~ ')') if ignore else '*') -%}
 {%- endif -%}
 with model_rows as (
     select {{ compared | join(', ') }} from {{ model }}
