@@ -34,6 +34,10 @@
     {{ stream_windows._sw_fail(macro_name, 'arrival_order', 'a column name', arrival_order) }}
   {%- endif -%}
   {%- set paning = stream_windows._sw_pane(macro_name, pane) -%}
+  {#- The reach both modes plan from (time or numeric panes; count panes have none): a
+      pane is open while the stream is inside it. -#}
+  {%- set pane_size = (paning.size.size | int if paning.size.kind == 'interval' else paning.size.size) if paning.size is defined else none -%}
+  {%- set reach = stream_windows._sw_reach(0, pane_size, grid={'every': pane_size, 'size': pane_size}) if pane_size is not none else none -%}
   {%- if incremental is not none and paning.size is not defined -%}
     {{ stream_windows._sw_fail(macro_name, 'pane', "a time pane {'time_column': <column>, 'size': <interval or number>} for an incremental build (its panes close as time passes)", pane) }}
   {%- endif -%}
@@ -65,9 +69,8 @@
       {#- The batch's panes, and the pane that started before it and ends in it (its
           batch is rewritten): whole, from their own rows. A row with a NULL time
           passes the bounds into a NULL pane, which fails the batch. -#}
-      {%- set size = paning.size.size | int -%}
       {%- set key = stream_windows._sw_batch_key(pane.time_column) -%}
-      {%- set planned_batch = stream_windows._sw_batch_plan(microbatch, stream_windows._sw_reach(0, size, grid={'every': size, 'size': size}), relation, key) -%}
+      {%- set planned_batch = stream_windows._sw_batch_plan(microbatch, reach, relation, key) -%}
       {%- set rewrite_from = planned_batch.rewrite_from -%}
       {%- set batch = {'read': planned_batch.read,
                        'rows': stream_windows._sw_batch_rows(macro_name, microbatch, rewrite_from, none, 'timestamp_micros(_sw_pane_start)')} -%}
@@ -77,7 +80,7 @@
   {%- set planned = none -%}
   {%- if spec is not none -%}
     {#- The pane holding W starts after W - size: recompute from that partition on. -#}
-    {%- set planned = stream_windows._sw_incremental_plan(macro_name, spec, relation, arrival_order, groups, stream_windows._sw_reach(0, paning.size.size), 'input') -%}
+    {%- set planned = stream_windows._sw_incremental_plan(macro_name, spec, relation, arrival_order, groups, reach, 'input') -%}
     {%- set plan = none if planned.full else planned -%}
     {%- do states.append(stream_windows._sw_incremental_partition_column(spec, 'timestamp_micros(_sw_pane_start)' if spec.kind == 'interval' else '_sw_pane_start')) -%}
   {%- endif -%}

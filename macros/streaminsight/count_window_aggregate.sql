@@ -38,6 +38,8 @@
   {%- set macro_name = 'count_window_aggregate' -%}
   {%- if not execute -%}{{ return(stream_windows._sw_parse_only(incremental, time_column)) }}{%- endif -%}
   {%- set microbatch = stream_windows._sw_microbatch(macro_name, incremental) -%}
+  {#- The reach both modes plan from: counted back, and a group's last window reopens. -#}
+  {%- set reach = stream_windows._sw_reach(none, reopen=true) -%}
   {%- if relation is none -%}{{ stream_windows._sw_fail(macro_name, 'relation', 'a relation (ref, source or CTE name)', relation) }}{%- endif -%}
   {%- if time_column is not string or not time_column -%}{{ stream_windows._sw_fail(macro_name, 'time_column', 'a column name', time_column) }}{%- endif -%}
   {%- if not stream_windows._sw_is_number(n) or n != (n | int) or n < 1 -%}
@@ -74,7 +76,7 @@
   {%- set unmergeable = [] -%}
   {%- for agg in aggs if not stream_windows._sw_frame_mergeable(agg, types) -%}{%- do unmergeable.append(agg.name) -%}{%- endfor -%}
   {%- set per_start = not unmergeable -%}
-  {%- set planned = stream_windows._sw_incremental_plan(macro_name, spec, relation, arrival_order, groups, stream_windows._sw_reach(none, reopen=true), 'input') if spec is not none else none -%}
+  {%- set planned = stream_windows._sw_incremental_plan(macro_name, spec, relation, arrival_order, groups, reach, 'input') if spec is not none else none -%}
   {%- set plan = planned if planned is not none and not planned.full else none -%}
   {%- set newest_first = 'dense_rank() over (' ~ ('partition by ' ~ groups | join(', ') ~ ' ' if groups else '') ~ 'order by ' ~ time_column ~ ' desc)' -%}
   {%- if plan is not none -%}
@@ -92,7 +94,7 @@
           group's N-1 start times before them, to the group's first start time after
           the batch (which tells whether its last window there is final). -#}
       {%- set key = stream_windows._sw_batch_key(time_column) -%}
-      {%- set rewrite_from = stream_windows._sw_batch_plan(microbatch, stream_windows._sw_reach(none, reopen=true), relation, key, groups).rewrite_from -%}
+      {%- set rewrite_from = stream_windows._sw_batch_plan(microbatch, reach, relation, key, groups).rewrite_from -%}
       {%- set relation = stream_windows._sw_batch_counted_input(microbatch, relation, key, groups, rewrite_from, n - 1, newest_first) -%}
       {#- A plain condition (no NULL check): point_at is NULL where no window opens,
           and those rows are left out by design. -#}
