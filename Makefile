@@ -58,7 +58,7 @@ test: setup
 	$(BIN)/python -m pytest -m "not proof" --durations-json .spark/durations-test.json
 
 test-fast: setup
-	$(BIN)/python -m pytest -m fast tests/engine tests/bench tests/docs
+	$(BIN)/python -m pytest -m fast tests/engine tests/bench tests/docs tests/package
 
 test-all: setup
 	$(BIN)/python -m pytest --durations-json .spark/durations-all.json
@@ -67,10 +67,12 @@ durations-table: setup
 	$(BIN)/python scripts/suite_durations.py save $$(ls -t .spark/durations-*.json | head -1)
 	$(BIN)/python scripts/suite_durations.py table
 
-# A model's first rows, after `make run`: make show MODEL=weather_minmax_24h [LIMIT=50]
+# A model's first rows, after `make run`: make show MODEL=weather_minmax_24h [LIMIT=50];
+# several models (MODEL="a b") one after the other: dbt show previews the first model
+# it selects only.
 show: setup
 	@test -n "$(MODEL)" || { echo "usage: make show MODEL=<model name> [LIMIT=20]"; exit 2; }
-	$(BIN)/dbt show --select $(MODEL) --limit $(or $(LIMIT),20)
+	@for model in $(MODEL); do $(BIN)/dbt show --select $$model --limit $(or $(LIMIT),20) || exit 1; done
 
 docs: setup
 	$(BIN)/dbt docs generate

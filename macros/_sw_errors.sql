@@ -24,6 +24,54 @@
   {{ exceptions.raise_compiler_error(message) }}
 {% endmacro %}
 
+{% macro _sw_check_call(macro_name, accepted, extra_positional, extra_named) %}
+  {#- A public macro's call, checked for arguments it does not take. The public macros
+      read `varargs` and `kwargs`, so Jinja accepts any call while dbt parses (a
+      misspelled name would otherwise stop `dbt parse` and every build of the project);
+      the model that has the call then fails here, when it compiles to run. -#}
+  {%- if execute and extra_named -%}
+    {%- set name = extra_named.keys() | sort | first -%}
+    {%- set ranked = [] -%}
+    {%- for candidate in accepted -%}
+      {%- do ranked.append((stream_windows._sw_edit_distance(name | lower, candidate), candidate)) -%}
+    {%- endfor -%}
+    {%- set nearest = ranked | sort | first -%}
+    {#- A near miss (a typo: a third of the name or two letters at most) is named;
+        anything farther gets the list. -#}
+    {%- set hint = ("did you mean `" ~ nearest[1] ~ "`?") if nearest[0] <= [2, (name | length) // 3] | max
+                   else ("it takes " ~ accepted | join(', ') ~ ".") -%}
+    {{ stream_windows._sw_compile_error(macro_name ~ "(): unknown argument `" ~ name ~ "`; " ~ hint) }}
+  {%- endif -%}
+  {%- if execute and extra_positional -%}
+    {{ stream_windows._sw_compile_error(macro_name ~ "(): takes at most " ~ accepted | length ~ " arguments (" ~ accepted | join(', ')
+        ~ "); got " ~ (accepted | length + extra_positional | length) ~ " positional ones.") }}
+  {%- endif -%}
+{% endmacro %}
+
+{% macro _sw_edit_distance(a, b) %}
+  {#- Levenshtein distance between two short strings (argument names). -#}
+  {%- set state = namespace(previous=range(b | length + 1) | list) -%}
+  {%- for i in range(a | length) -%}
+    {%- set current = [i + 1] -%}
+    {%- for j in range(b | length) -%}
+      {%- do current.append([state.previous[j + 1] + 1, current[j] + 1, state.previous[j] + (0 if a[i] == b[j] else 1)] | min) -%}
+    {%- endfor -%}
+    {%- set state.previous = current -%}
+  {%- endfor -%}
+  {{ return(state.previous[b | length]) }}
+{% endmacro %}
+
+{% macro _sw_unsupported_adapter(macro_name) %}
+  {#- The `default__` of every public macro: the package writes Spark SQL, so another
+      adapter fails the model at once, naming itself (while parsing it passes, so that
+      the rest of the project parses). A project on another engine can give its own
+      `<adapter>__<macro>` through dbt's `dispatch:` config. -#}
+  {%- if not execute -%}{{ return('select 1 as parsed') }}{%- endif -%}
+  {{ stream_windows._sw_compile_error(macro_name ~ "(): the adapter `" ~ adapter.type() ~ "` is not supported: stream_windows writes Spark SQL, "
+      ~ "for the adapters spark and spark_session (any adapter that inherits from spark). Another adapter needs its own `"
+      ~ adapter.type() ~ "__" ~ macro_name ~ "`, found through the project's `dispatch:` config.") }}
+{% endmacro %}
+
 {% macro _sw_check_choice(macro_name, argument, value, allowed) %}
   {%- if value not in allowed -%}
     {{ stream_windows._sw_fail(macro_name, argument, "one of " ~ (allowed | join(", ")), value) }}

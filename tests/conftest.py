@@ -68,7 +68,8 @@ def run_dbt(*args: str, project_dir: Path = PROJECT_DIR, expect_success: bool = 
 
 
 # The `fast` tier (make test-fast): the tests that need no Spark and no dbt command.
-FAST = ("tests/engine/", "tests/bench/", "tests/docs/test_pictures.py", "tests/docs/test_suite_durations.py")
+FAST = ("tests/engine/", "tests/bench/", "tests/docs/test_pictures.py", "tests/docs/test_suite_durations.py",
+        "tests/package/test_release.py", "tests/package/test_macro_signatures.py")
 
 
 # Whether this run leaves the `proof` tier out (`make test`): set before any test module

@@ -173,8 +173,10 @@
 
 {% macro _sw_is_catalog_relation(relation) %}
   {#- A ref() or source() Relation, whose columns the catalog can give; not a CTE name
-      or SQL text (strings), nor none. -#}
-  {{ return(relation is not none and relation is not string and relation.identifier is defined) }}
+      or SQL text (strings), nor none, nor a ref() that renders as a CTE: an ephemeral
+      model, or a unit test's fixture (its input has no table to describe; the
+      column checks are then Spark's, at run time). -#}
+  {{ return(relation is not none and relation is not string and relation.identifier is defined and not relation.is_cte) }}
 {% endmacro %}
 
 {% macro _sw_column_types(relation) %}

@@ -1,5 +1,11 @@
 {% macro fenl_aggregate(relation, entity, time_column, aggregates, arrival_order=none, window=none, columns=none, time_zone='UTC', incremental=none) %}
+  {{- stream_windows._sw_check_call('fenl_aggregate', ['relation', 'entity', 'time_column', 'aggregates', 'arrival_order', 'window', 'columns', 'time_zone', 'incremental'], varargs, kwargs) -}}
   {{ return(adapter.dispatch('fenl_aggregate', 'stream_windows')(stream_windows._sw_unfiltered(relation), entity, time_column, aggregates, arrival_order, window, columns, time_zone, incremental)) }}
+{% endmacro %}
+
+{#- Any adapter but Spark's: the SQL this package writes is Spark SQL. -#}
+{% macro default__fenl_aggregate(relation, entity, time_column, aggregates, arrival_order, window, columns, time_zone, incremental) %}
+  {{ return(stream_windows._sw_unsupported_adapter('fenl_aggregate')) }}
 {% endmacro %}
 
 {#- Kaskada Fenl's aggregations over an event relation, per entity in time then
@@ -16,7 +22,7 @@
     `incremental` (per-row windows): build batch by batch, carrying each entity's
     state between runs (fenl_incremental.sql). Under dbt's microbatch:
     fenl_microbatch.sql. -#}
-{% macro default__fenl_aggregate(relation, entity, time_column, aggregates, arrival_order, window, columns, time_zone, incremental) %}
+{% macro spark__fenl_aggregate(relation, entity, time_column, aggregates, arrival_order, window, columns, time_zone, incremental) %}
   {%- set macro_name = 'fenl_aggregate' -%}
   {%- if not execute -%}{{ return(stream_windows._sw_parse_only(incremental, time_column)) }}{%- endif -%}
   {%- set microbatch = stream_windows._sw_microbatch(macro_name, incremental) -%}

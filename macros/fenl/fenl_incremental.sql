@@ -290,7 +290,7 @@
         `dbt build` only: a compile or docs generate need not pay a pass over the
         input, and a missing state is made by the next run). -#}
     {%- do plan.prepare.append('drop table if exists ' ~ state_table) -%}
-    {%- if flags.WHICH in ('run', 'build') -%}
+    {%- if stream_windows._sw_building() -%}
       {%- set newest = run_query('select max(' ~ key ~ ') as k from ' ~ source ~ ' as _sw_input').rows[0]['k'] -%}
       {%- if newest is not none -%}
         {%- set cut = stream_windows._sw_partition_start(inc, newest | int if inc.kind == 'interval' else newest | float) -%}
@@ -328,7 +328,7 @@
   {%- set state_cut = usable | max if usable else cut -%}
   {%- set state = stream_windows._sw_fenl_state_at(source, entities, time_column, arrival_order, pipelines, spec, inc, key, plan.exclude, state_cut, state_table, cuts, plan.floor) -%}
   {%- set rows = stream_windows._sw_fenl_rows_from(source, entities, time_column, arrival_order, spec, inc, {'from_key': state_cut, 'key': plan.key, 'exclude': plan.exclude, 'arrival_order': arrival_order, 'floor': plan.floor}, none) -%}
-  {%- if flags.WHICH in ('run', 'build') -%}
+  {%- if stream_windows._sw_building() -%}
     {%- do plan.prepare.extend(state.statements) -%}
     {%- set kept_state = state_table -%}
   {%- else -%}

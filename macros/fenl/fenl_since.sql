@@ -6,6 +6,7 @@
       every period boundary with the aggregate over the period that just ended,
       empty periods included (docs/semantics.md, Kaskada Fenl section). -#}
 {% macro fenl_since(predicate=none, period=none) %}
+  {{- stream_windows._sw_check_call('fenl_since', ['predicate', 'period'], varargs, kwargs) -}}
   {%- set periods = ['hourly', 'daily', 'monthly', 'yearly'] -%}
   {%- if (predicate is none) == (period is none) -%}
     {{ stream_windows._sw_fail('fenl_since', 'predicate', "given alone, or replaced by `period` (one of " ~ (periods | join(', ')) ~ "), not both", predicate) }}

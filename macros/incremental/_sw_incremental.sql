@@ -74,6 +74,21 @@
   {%- endif -%}
   {%- set late_rows = incremental.get('late_rows', 'error') -%}
   {{- stream_windows._sw_check_choice(macro_name, "incremental['late_rows']", late_rows, ['error', 'audit', 'reprocess']) -}}
+  {#- A dbt unit test compiles the model over fixture CTEs, under its own config and
+      without tables or hooks: it tests the model's windows as a full build computes
+      them (without time_partition). An incremental run plans from the input's table
+      and the model's own, which a unit test does not have. -#}
+  {%- if stream_windows._sw_in_unit_test() -%}
+    {#- (is_incremental() itself needs `this`, which a unit test has only as a fixture:
+        read the unit test's override instead.) -#}
+    {%- set overrides = model.overrides.macros if model.overrides is defined and model.overrides and model.overrides.macros else {} -%}
+    {%- if overrides.get('is_incremental') -%}
+      {{ stream_windows._sw_compile_error(macro_name ~ "() in unit test " ~ model.name ~ ": is_incremental cannot be overridden to true: "
+          ~ "an incremental run plans from the input's table and the model's own, which a unit test has as fixtures. "
+          ~ "Unit-test the model's windows (its full build), and its incremental runs with dbt build.") }}
+    {%- endif -%}
+    {{ return(none) }}
+  {%- endif -%}
   {{ return({'time_column': column, 'partition': partition, 'late_rows': late_rows, 'kind': kind}) }}
 {% endmacro %}
 
@@ -132,6 +147,17 @@
   {%- else -%}
     {{ return('(' ~ key ~ ' - pmod(' ~ key ~ ', ' ~ stream_windows._sw_step(spec) ~ '))') }}
   {%- endif -%}
+{% endmacro %}
+
+{% macro _sw_building() %}
+  {#- Whether this command builds the model's table (`dbt run`, `dbt build`), so that
+      its hooks will write the state a plan prepares: not a compile, show or docs, nor
+      a unit test, which compiles the model over fixtures and writes nothing. -#}
+  {{ return(flags.WHICH in ('run', 'build') and not stream_windows._sw_in_unit_test()) }}
+{% endmacro %}
+
+{% macro _sw_in_unit_test() %}
+  {{ return(model is defined and model is not none and model.resource_type is defined and model.resource_type == 'unit_test') }}
 {% endmacro %}
 
 {% macro _sw_check_incremental_config(macro_name) %}

@@ -46,6 +46,11 @@
   {%- set reach_past = stream_windows._sw_reach_back(reach) -%}
   {%- set reach_future = reach.future -%}
   {{- stream_windows._sw_check_incremental_config(macro_name) -}}
+  {%- if is_incremental() and relation is not string and relation.is_cte is defined and relation.is_cte -%}
+    {#- The plan's queries run before the model's and cannot see its CTEs. -#}
+    {{ exceptions.raise_compiler_error(macro_name ~ "() in model " ~ model.name ~ ": an incremental run plans from its input's table, and "
+        ~ relation ~ " is a CTE (an ephemeral model): give an incremental model a table or view as input.") }}
+  {%- endif -%}
   {%- if is_incremental() and 'time_partition' not in (adapter.get_columns_in_relation(this) | map(attribute='name') | list) -%}
     {{ exceptions.raise_compiler_error(macro_name ~ "() in model " ~ model.name ~ ": the table " ~ this
         ~ " was built without time_partition (before the model was incremental); rebuild it once with --full-refresh.") }}
@@ -225,14 +230,14 @@
       with it, after the write (a failed build keeps it), else the next scheduled run
       would take them out of the windows again. -#}
   {%- do plan.commit.append('drop table if exists ' ~ audit) -%}
-  {%- if watermark_from == 'input' or flags.WHICH in ('run', 'build') -%}
+  {%- if watermark_from == 'input' or stream_windows._sw_building() -%}
     {%- set now = stream_windows._sw_latest(key, arrival_order, relation) -%}
     {%- if watermark_from == 'input' and now['w'] is not none -%}
       {%- do plan.update({'next_watermark': now['w'] ~ '|' ~ now['s']}) -%}
     {%- endif -%}
     {#- The first arrival floor, for the first scheduled run: one pass over the rows
         from its key (by `dbt run` and `dbt build` only; a compile need not pay it). -#}
-    {%- if now['w'] is not none and flags.WHICH in ('run', 'build') -%}
+    {%- if now['w'] is not none and stream_windows._sw_building() -%}
       {%- set newest = now['w'] | int if spec.kind == 'interval' else now['w'] | float -%}
       {%- set floor_key = stream_windows._sw_partition_start(spec, newest - reach_future) - horizon -%}
       {%- set first_arrival -%}

@@ -1,5 +1,11 @@
 {% macro merge_partial_aggregates(relation, group_by, aggregates, window=none) %}
+  {{- stream_windows._sw_check_call('merge_partial_aggregates', ['relation', 'group_by', 'aggregates', 'window'], varargs, kwargs) -}}
   {{ return(adapter.dispatch('merge_partial_aggregates', 'stream_windows')(stream_windows._sw_unfiltered(relation), group_by, aggregates, window)) }}
+{% endmacro %}
+
+{#- Any adapter but Spark's: the SQL this package writes is Spark SQL. -#}
+{% macro default__merge_partial_aggregates(relation, group_by, aggregates, window) %}
+  {{ return(stream_windows._sw_unsupported_adapter('merge_partial_aggregates')) }}
 {% endmacro %}
 
 {#- Odysseus' AGGREGATE over partial aggregates (the PRE_AGG -> AGG pipeline): merges
@@ -15,7 +21,7 @@
     epoch for timestamps), as Spark's window(ts, s, a) groups. Each pane state row is
     copied into the size/advance windows it lies in, so the copies are of panes, not
     of input rows. The panes' size must divide both s and a (checked on every row). -#}
-{% macro default__merge_partial_aggregates(relation, group_by, aggregates, window) %}
+{% macro spark__merge_partial_aggregates(relation, group_by, aggregates, window) %}
   {%- set macro_name = 'merge_partial_aggregates' -%}
   {%- if not execute -%}{{ return(stream_windows._sw_parse_only(none, none)) }}{%- endif -%}
   {%- set microbatch = stream_windows._sw_microbatch(macro_name, none) -%}

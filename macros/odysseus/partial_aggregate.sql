@@ -1,5 +1,11 @@
 {% macro partial_aggregate(relation, group_by, pane, aggregates, arrival_order=none, incremental=none) %}
+  {{- stream_windows._sw_check_call('partial_aggregate', ['relation', 'group_by', 'pane', 'aggregates', 'arrival_order', 'incremental'], varargs, kwargs) -}}
   {{ return(adapter.dispatch('partial_aggregate', 'stream_windows')(stream_windows._sw_unfiltered(relation), group_by, pane, aggregates, arrival_order, incremental)) }}
+{% endmacro %}
+
+{#- Any adapter but Spark's: the SQL this package writes is Spark SQL. -#}
+{% macro default__partial_aggregate(relation, group_by, pane, aggregates, arrival_order, incremental) %}
+  {{ return(stream_windows._sw_unsupported_adapter('partial_aggregate')) }}
 {% endmacro %}
 
 {#- Odysseus' AGGREGATE with outputPA = true (docs/semantics.md, Odysseus section): one
@@ -24,7 +30,7 @@
 
     Under dbt's microbatch (event_time='pane_start', a time pane) a batch writes its
     panes, and rewrites the batch of a pane that starts before it and ends in it. -#}
-{% macro default__partial_aggregate(relation, group_by, pane, aggregates, arrival_order, incremental) %}
+{% macro spark__partial_aggregate(relation, group_by, pane, aggregates, arrival_order, incremental) %}
   {%- set macro_name = 'partial_aggregate' -%}
   {%- if not execute -%}{{ return(stream_windows._sw_parse_only(incremental, pane.get('time_column') if pane is mapping else none)) }}{%- endif -%}
   {%- set microbatch = stream_windows._sw_microbatch(macro_name, incremental) -%}

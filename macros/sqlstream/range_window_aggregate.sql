@@ -1,5 +1,11 @@
 {% macro range_window_aggregate(relation, time_column, range, aggregates, partition_by=none, direction='preceding', ties='arrival', arrival_order=none, columns=none, bounds=none, final_only=false, integer_avg=false, tick=none, incremental=none) %}
+  {{- stream_windows._sw_check_call('range_window_aggregate', ['relation', 'time_column', 'range', 'aggregates', 'partition_by', 'direction', 'ties', 'arrival_order', 'columns', 'bounds', 'final_only', 'integer_avg', 'tick', 'incremental'], varargs, kwargs) -}}
   {{ return(adapter.dispatch('range_window_aggregate', 'stream_windows')(stream_windows._sw_unfiltered(relation), time_column, range, aggregates, partition_by, direction, ties, arrival_order, columns, stream_windows._sw_unfiltered(bounds), final_only, integer_avg, tick, incremental)) }}
+{% endmacro %}
+
+{#- Any adapter but Spark's: the SQL this package writes is Spark SQL. -#}
+{% macro default__range_window_aggregate(relation, time_column, range, aggregates, partition_by, direction, ties, arrival_order, columns, bounds, final_only, integer_avg, tick, incremental) %}
+  {{ return(stream_windows._sw_unsupported_adapter('range_window_aggregate')) }}
 {% endmacro %}
 
 {#- SQLstream's `RANGE INTERVAL 'x' <unit> PRECEDING|FOLLOWING` windowed aggregation
@@ -20,7 +26,7 @@
     the latest processed time, whose windows were still open. Under dbt's microbatch
     (macros/incremental/_sw_microbatch.sql) a batch reads its rows and a range on the
     side the window reaches, and a FOLLOWING batch also rewrites the rows still open. -#}
-{% macro default__range_window_aggregate(relation, time_column, range, aggregates, partition_by, direction, ties, arrival_order, columns, bounds, final_only, integer_avg, tick, incremental) %}
+{% macro spark__range_window_aggregate(relation, time_column, range, aggregates, partition_by, direction, ties, arrival_order, columns, bounds, final_only, integer_avg, tick, incremental) %}
   {%- set macro_name = 'range_window_aggregate' -%}
   {%- if not execute -%}{{ return(stream_windows._sw_parse_only(incremental, time_column)) }}{%- endif -%}
   {%- if relation is none -%}{{ stream_windows._sw_fail(macro_name, 'relation', 'a relation (ref, source or CTE name)', relation) }}{%- endif -%}

@@ -1,5 +1,11 @@
 {% macro rows_window_aggregate(relation, rows, aggregates, arrival_order, partition_by=none, columns=none, integer_avg=false, incremental=none) %}
+  {{- stream_windows._sw_check_call('rows_window_aggregate', ['relation', 'rows', 'aggregates', 'arrival_order', 'partition_by', 'columns', 'integer_avg', 'incremental'], varargs, kwargs) -}}
   {{ return(adapter.dispatch('rows_window_aggregate', 'stream_windows')(stream_windows._sw_unfiltered(relation), rows, aggregates, arrival_order, partition_by, columns, integer_avg, incremental)) }}
+{% endmacro %}
+
+{#- Any adapter but Spark's: the SQL this package writes is Spark SQL. -#}
+{% macro default__rows_window_aggregate(relation, rows, aggregates, arrival_order, partition_by, columns, integer_avg, incremental) %}
+  {{ return(stream_windows._sw_unsupported_adapter('rows_window_aggregate')) }}
 {% endmacro %}
 
 {#- SQLstream's `ROWS n PRECEDING`: the current row and the n rows that arrived
@@ -11,7 +17,7 @@
     Under dbt's microbatch (macros/incremental/_sw_microbatch.sql) a batch writes the
     rows whose event_time is in the batch; their windows are counted in arrivals,
     which reach any time, so it reads the whole input. -#}
-{% macro default__rows_window_aggregate(relation, rows, aggregates, arrival_order, partition_by, columns, integer_avg, incremental) %}
+{% macro spark__rows_window_aggregate(relation, rows, aggregates, arrival_order, partition_by, columns, integer_avg, incremental) %}
   {%- set macro_name = 'rows_window_aggregate' -%}
   {%- if not execute -%}{{ return(stream_windows._sw_parse_only(incremental, none)) }}{%- endif -%}
   {%- if relation is none -%}{{ stream_windows._sw_fail(macro_name, 'relation', 'a relation (ref, source or CTE name)', relation) }}{%- endif -%}

@@ -1,5 +1,11 @@
 {% macro count_window_aggregate(relation, time_column, n, aggregates, group_by=none, arrival_order=none, tick=none, incremental=none) %}
+  {{- stream_windows._sw_check_call('count_window_aggregate', ['relation', 'time_column', 'n', 'aggregates', 'group_by', 'arrival_order', 'tick', 'incremental'], varargs, kwargs) -}}
   {{ return(adapter.dispatch('count_window_aggregate', 'stream_windows')(stream_windows._sw_unfiltered(relation), time_column, n, aggregates, group_by, arrival_order, tick, incremental)) }}
+{% endmacro %}
+
+{#- Any adapter but Spark's: the SQL this package writes is Spark SQL. -#}
+{% macro default__count_window_aggregate(relation, time_column, n, aggregates, group_by, arrival_order, tick, incremental) %}
+  {{ return(stream_windows._sw_unsupported_adapter('count_window_aggregate')) }}
 {% endmacro %}
 
 {#- StreamInsight's count window over N distinct start times (docs/semantics.md,
@@ -34,7 +40,7 @@
     Under dbt's microbatch (event_time='point_at') a batch writes the windows whose
     point_at lies in it, and rewrites the batch holding the provisional last window of
     each group that has start times in this batch. -#}
-{% macro default__count_window_aggregate(relation, time_column, n, aggregates, group_by, arrival_order, tick, incremental) %}
+{% macro spark__count_window_aggregate(relation, time_column, n, aggregates, group_by, arrival_order, tick, incremental) %}
   {%- set macro_name = 'count_window_aggregate' -%}
   {%- if not execute -%}{{ return(stream_windows._sw_parse_only(incremental, time_column)) }}{%- endif -%}
   {%- set microbatch = stream_windows._sw_microbatch(macro_name, incremental) -%}

@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import types
+from pathlib import Path
 
 import pytest
 
@@ -136,11 +137,36 @@ def test_spark_dir_pins_the_warehouse_and_metastore_to_one_folder(tmp_path):
     assert settings["spark.hadoop.javax.jdo.option.ConnectionURL"] == (
         f"jdbc:derby:;databaseName={tmp_path / 'catalog' / 'metastore_db'};create=true"
     )
-    assert settings["spark.driver.extraJavaOptions"] == f"-Dderby.system.home={tmp_path / 'catalog'}"
+    log4j = Path(settings["spark.driver.extraJavaOptions"].split("-Dlog4j2.configurationFile=")[1])
+    assert settings["spark.driver.extraJavaOptions"] == (
+        f"-Dderby.system.home={tmp_path / 'catalog'} -Dlog4j2.configurationFile={log4j}"
+    )
+    assert "logger.executor.level = off" in log4j.read_text()  # shipped with the plugin
     assert settings["spark.sql.session.timeZone"] == "UTC"
     explicit = SparkSessionCredentials(method="session", host="localhost", schema="analytics", spark_dir="/a",
                                        server_side_parameters={"spark.sql.warehouse.dir": "/b/warehouse"})
     assert explicit.server_side_parameters["spark.sql.warehouse.dir"] == "/b/warehouse"
+
+
+def test_spark_dir_brings_the_settings_an_embedded_spark_under_dbt_needs():
+    from dbt.adapters.spark_session.connections import SparkSessionCredentials
+
+    defaults = SparkSessionCredentials(method="session", host="localhost", schema="analytics", spark_dir="/a",
+                                       server_side_parameters={}).server_side_parameters
+    assert defaults["spark.ui.showConsoleProgress"] == "false"
+    assert defaults["spark.log.level"] == "ERROR"
+    assert defaults["spark.sql.hive.metastorePartitionPruningFallbackOnException"] == "true"
+    assert 8 <= int(defaults["spark.sql.shuffle.partitions"]) <= 4 * max(2, os.cpu_count() or 2)
+    assert defaults["spark.sql.session.timeZone"] == "UTC"
+    # Explicit settings win; without spark_dir nothing is added.
+    mine = {"spark.sql.shuffle.partitions": "64", "spark.sql.session.timeZone": "Europe/Oslo"}
+    explicit = SparkSessionCredentials(method="session", host="localhost", schema="analytics", spark_dir="/a",
+                                       server_side_parameters=mine).server_side_parameters
+    assert explicit["spark.sql.shuffle.partitions"] == "64"
+    assert explicit["spark.sql.session.timeZone"] == "Europe/Oslo"
+    bare = SparkSessionCredentials(method="session", host="localhost", schema="analytics",
+                                   server_side_parameters={"spark.master": "local[2]"}).server_side_parameters
+    assert {*bare} - {"spark.master"} == {"spark.sql.ansi.enabled"}  # dbt-spark's own
 
 
 def test_a_seed_value_that_does_not_parse_fails_naming_it_and_keeps_the_table(spark, tmp_path):

@@ -9,6 +9,7 @@ semantics."""
 from __future__ import annotations
 
 import json
+import subprocess
 import tomllib
 from importlib import metadata
 from pathlib import Path
@@ -18,6 +19,7 @@ import pytest
 
 from tests.conftest import PROJECT_DIR
 from tests.package.user_project_steps import (
+    DBT,
     EXPECTED,
     PROFILE,
     dbt,
@@ -59,6 +61,9 @@ def test_only_the_users_nodes_build(user_build, user_project):
     assert {u.split(".")[1] for u in ran} == {PROFILE}, sorted(u for u in ran if f".{PROFILE}." not in u)
     kinds = sorted(u.split(".")[0] for u in ran)
     assert kinds.count("seed") == 7 and kinds.count("model") == 7 and kinds.count("test") == 7
+    # dbt unit tests on models that call a package macro (their input a fixture CTE).
+    assert sorted(u.split(".")[-1] for u in ran if u.startswith("unit_test.")) == [
+        "readings_fenl_last_2_warm_skips_cold_readings", "readings_max_1h_forgets_readings_over_an_hour_old"]
     assert all(r["status"] in ("success", "pass") for r in user_build["results"])
     manifest = json.loads((user_project / "target" / "manifest.json").read_text())
     package_nodes = [u for u in manifest["nodes"] if u.split(".")[1] == "stream_windows"]
@@ -83,3 +88,34 @@ def test_the_user_can_opt_in_to_the_package_examples(user_build, user_project):
                  env={**user_env(user_project), "STREAM_WINDOWS_EXAMPLES": "true"}).stdout
     assert "weather_minmax_24h" in listed.split()
     assert "readings_max_1h" in listed.split()
+
+
+def test_dbt_show_previews_a_python_model_from_its_table(user_build, user_project):
+    """dbt wraps a model's compiled code in a SQL limit; a Python model's is Python, so the
+    adapter shows its built table's rows instead (spark_session__get_limit_sql)."""
+    shown = dbt(user_project, "show", "--select", "readings_field_1h", "--limit", "2").stdout
+    assert "Previewing node 'readings_field_1h'" in shown
+    table = [line for line in shown.splitlines() if line.startswith("| ")]
+    assert table[0].split("|")[1].strip() == "city" and len(table) == 4  # the header, its rule and two rows
+    assert "Denver" in table[2] and "2024-01-01 10:00:00" in table[2]
+
+
+def test_a_data_error_reaches_the_user_as_one_message_without_a_java_stack_trace(user_build, user_project):
+    """With the README's profile (spark_dir), Spark logs errors only and not a failed
+    task's stack trace: a NULL time shows as dbt's one message, naming the row."""
+    model = user_project / "models" / "readings_with_a_null_time.sql"
+    model.write_text(
+        "{{ stream_windows.range_window_aggregate(relation='(select seq, city, case when seq = 3 then null "
+        "else reading_at end as reading_at, temp from ' ~ ref('readings') ~ ')', time_column='reading_at', "
+        "range=\"INTERVAL '1' HOUR\", partition_by=['city'], arrival_order='seq', aggregates={'m': 'max(temp)'}) }}\n")
+    try:
+        done = subprocess.run([str(DBT), "run", "--select", model.stem], cwd=user_project, env=user_env(user_project),
+                              capture_output=True, text=True, timeout=900)
+    finally:
+        model.unlink()
+    assert done.returncode == 1
+    assert ("range_window_aggregate() in model readings_with_a_null_time: `time_column` reading_at is NULL at "
+            "city=Oslo, arrival position 3") in done.stdout
+    console = done.stdout + done.stderr
+    assert "\tat org.apache.spark" not in console and "Exception in task" not in console, console[-3000:]
+    assert "[Stage " not in console  # no progress bars

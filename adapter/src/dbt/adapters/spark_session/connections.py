@@ -19,6 +19,7 @@ from dbt.adapters.spark.connections import (
 )
 from dbt.adapters.spark.session import Connection as SessionHandle
 from dbt.adapters.spark.session import Cursor, SessionConnectionWrapper
+from dbt.include import spark_session as spark_session_include
 from dbt_common.dataclass_schema import StrEnum
 from dbt_common.exceptions import DbtRuntimeError
 
@@ -47,7 +48,8 @@ class SparkSessionCredentials(SparkCredentials):
     method: SparkSessionConnectionMethod = None  # type: ignore[assignment]
     # One folder for the embedded session's catalog: the warehouse, the Derby metastore
     # and Derby's log. Without it Spark puts both in the directory dbt runs from, so the
-    # tables a run sees depend on where it was started. Explicit settings win.
+    # tables a run sees depend on where it was started. With it come the settings an
+    # embedded Spark under dbt needs (embedded_defaults). Explicit settings win.
     spark_dir: str | None = None
 
     @property
@@ -57,7 +59,8 @@ class SparkSessionCredentials(SparkCredentials):
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.spark_dir:
-            self.server_side_parameters = {**catalog_settings(self.spark_dir), **self.server_side_parameters}
+            self.server_side_parameters = {**catalog_settings(self.spark_dir), **embedded_defaults(),
+                                           **self.server_side_parameters}
         if self.method == SparkSessionConnectionMethod.CONNECT and not self.host.startswith("sc://"):
             raise DbtRuntimeError(f"method: connect needs a Spark Connect URL as its host, such as "
                                   f"sc://127.0.0.1:15002; got host: {self.host}")
@@ -71,13 +74,41 @@ class SparkSessionCredentials(SparkCredentials):
 
 
 def catalog_settings(spark_dir: str) -> dict[str, str]:
-    """The Spark settings that keep the warehouse and the Derby metastore in spark_dir."""
+    """The Spark settings that keep the warehouse and the Derby metastore in spark_dir,
+    and the driver's logging under dbt (LOG4J2_PROPERTIES)."""
     folder = Path(spark_dir).expanduser().resolve()
     metastore = folder / "metastore_db"
     return {
         "spark.sql.warehouse.dir": str(folder / "warehouse"),
         "spark.hadoop.javax.jdo.option.ConnectionURL": f"jdbc:derby:;databaseName={metastore};create=true",
-        "spark.driver.extraJavaOptions": f"-Dderby.system.home={folder}",
+        "spark.driver.extraJavaOptions": f"-Dderby.system.home={folder} -Dlog4j2.configurationFile={LOG4J2_PROPERTIES}",
+    }
+
+
+# The driver's logging: errors only (not Spark's INFO and WARN lines between dbt's), and
+# a failed task's Java stack trace left out: dbt shows the failure once.
+LOG4J2_PROPERTIES = Path(spark_session_include.PACKAGE_PATH) / "log4j2.properties"
+
+
+def embedded_defaults() -> dict[str, str]:
+    """The settings an embedded Spark under dbt needs, given with `spark_dir` (a
+    profile's explicit settings win): docs/adapter.md, "Defaults with spark_dir"."""
+    return {
+        # Spark's progress bars write over dbt's console lines.
+        "spark.ui.showConsoleProgress": "false",
+        # Errors only: Spark gives a pyspark session the shell's level (WARN) at start,
+        # over the log4j2 file's; this sets it back once the session runs.
+        "spark.log.level": "ERROR",
+        # The embedded Derby metastore fails now and then to filter partitions by a
+        # non-string key (an incremental model's date time_partition, a Fenl state's
+        # bigint cut); with this, Spark lists the partitions and filters them itself.
+        "spark.sql.hive.metastorePartitionPruningFallbackOnException": "true",
+        # Spark's default of 200 shuffle partitions is for clusters: on one machine each
+        # small query pays for 200 tasks. Four per core, at least 8.
+        "spark.sql.shuffle.partitions": str(max(8, 4 * (os.cpu_count() or 2))),
+        # The session's times in UTC unless the profile says otherwise: a window over a
+        # timestamp then does not move with the machine's time zone.
+        "spark.sql.session.timeZone": "UTC",
     }
 
 

@@ -1,5 +1,5 @@
 {#- The spark_session adapter inherits every dbt-spark macro (dispatch falls back
-    from spark_session__ to spark__). One is overridden here: -#}
+    from spark_session__ to spark__). Two are overridden here: -#}
 
 {#- py_write_table (dbt-spark's materializations/table.sql) writes a Python model's
     DataFrame, ignoring the model's partition_by: an incremental Python model with
@@ -65,3 +65,15 @@ writer = writer.partitionBy({{ partition_by | map('tojson') | join(', ') }})
 {%- endif %}
 writer.saveAsTable("{{ target_relation }}")
 {%- endmacro -%}
+
+{#- `dbt show` on a Python model: dbt wraps the model's compiled code, which is Python,
+    in a SQL limit, and Spark fails on its syntax. The model's rows are its built table:
+    show those (a model not built yet fails naming its table). SQL models and inline
+    queries are dbt's as before. -#}
+{% macro spark_session__get_limit_sql(sql, limit) %}
+  {%- if model is defined and model is not none and model.language is defined and model.language == 'python' and model.resource_type == 'model' -%}
+    select * from {{ this }}{% if limit is not none %} limit {{ limit }}{% endif %}
+  {%- else -%}
+    {{ default__get_limit_sql(sql, limit) }}
+  {%- endif -%}
+{% endmacro %}
