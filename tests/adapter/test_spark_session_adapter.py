@@ -156,6 +156,7 @@ def test_spark_dir_brings_the_settings_an_embedded_spark_under_dbt_needs():
     assert defaults["spark.ui.showConsoleProgress"] == "false"
     assert defaults["spark.log.level"] == "ERROR"
     assert defaults["spark.sql.hive.metastorePartitionPruningFallbackOnException"] == "true"
+    assert defaults["spark.hadoop.hive.stats.autogather"] == "false"
     assert 8 <= int(defaults["spark.sql.shuffle.partitions"]) <= 4 * max(2, os.cpu_count() or 2)
     assert defaults["spark.sql.session.timeZone"] == "UTC"
     # Explicit settings win; without spark_dir nothing is added.

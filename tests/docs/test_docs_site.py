@@ -4,9 +4,11 @@ On the session's built project, `dbt docs generate` writes target/ (index.html, 
 manifest and catalog, and docs/pictures copied by `asset-paths`; the `docs_target`
 fixture, shared with the e2e test). A copy of it is served by http.server on 127.0.0.1
 (a free port, in a thread) and opened in Debian's Chromium
-(`make browser` installs it): the overview shows the "Which macro do I need" guide with
-its small pictures, the lineage graph draws its nodes on its canvas (cytoscape), and on
-two model pages and a macro page every picture loads. Screenshots are saved under the
+(`make browser` installs it): the package's page shows the "Which macro do I need" guide,
+the lineage graph draws its nodes on its canvas (cytoscape), and on two model pages and a
+macro page every picture loads: the model pages' from the files `asset-paths` copied, the
+macro page's inline (data URIs from docs/pictures/macro_pictures.md, which any project
+that installs the package has). Screenshots are saved under the
 test's temporary folder, named after what they show, and their paths printed.
 """
 
@@ -22,6 +24,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import PROJECT_DIR
+
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 CHROMIUM_FLAGS = [
@@ -35,7 +39,7 @@ MODEL_PAGES = {
     "weather_minmax_24h": ["sqlstream_range_ties.svg"],
     "trade_volume_30s": ["streambase_tumbling.svg"],
 }
-MACRO_PAGES = {"range_window_aggregate": ["sqlstream_range_ties.svg", "sqlstream_range_following.svg"]}
+MACRO_PAGES = {"range_window_aggregate": ["sqlstream_range_ties", "sqlstream_range_following"]}
 
 
 # --- serving and driving, usable outside pytest (a standalone script can call these) ---
@@ -131,11 +135,9 @@ while (table && table.tagName !== 'TABLE') table = table.nextElementSibling;
 if (!table) return null;
 heading.id = 'which-macro-guide';
 const rows = Array.from(table.querySelectorAll('tbody tr'));
-const images = rows.map(row => row.querySelector('td:first-child img'));
-if (!images.every(img => img && img.complete)) return null;
 return {rows: rows.length,
         header: Array.from(table.querySelectorAll('thead th')).map(th => th.textContent.trim()),
-        images: images.map(img => ({src: img.getAttribute('src'), width: img.naturalWidth, shown: img.clientWidth}))};
+        macros: rows.map(row => row.querySelector('td:nth-child(2)').textContent.trim())};
 """
 
 GRAPH = """
@@ -161,9 +163,9 @@ return {nodes: cy.nodes().length, visible: cy.nodes(':visible').length, edges: c
 
 
 def check_overview(driver, base: str, shots: Path) -> tuple[dict, Path]:
-    open_page(driver, base, "overview")
+    open_page(driver, base, "overview/stream_windows")
     guide = wait_for(driver, GUIDE)
-    return guide, screenshot(driver, shots, "docs_site_overview_which_macro_guide", "#which-macro-guide")
+    return guide, screenshot(driver, shots, "docs_site_package_page_which_macro_guide", "#which-macro-guide")
 
 
 def check_lineage(driver, base: str, shots: Path) -> tuple[dict, Path]:
@@ -215,13 +217,11 @@ def _report(capsys, path: Path, what: str) -> None:
         print(f"\nscreenshot ({what}): {path}")
 
 
-def test_overview_shows_the_which_macro_guide_with_pictures(docs_site, browser, shots, capsys):
+def test_the_package_page_shows_the_which_macro_guide(docs_site, browser, shots, capsys):
     guide, path = check_overview(browser, docs_site, shots)
-    _report(capsys, path, "overview, the Which macro do I need guide")
+    _report(capsys, path, "the package's page, the Which macro do I need guide")
     assert guide["header"][0] == "Engine term" and guide["rows"] >= 15, guide
-    # every row's first cell starts with its window kind's small picture, loaded and shown
-    assert all(img["src"].startswith("docs/pictures/small/") and img["width"] > 0 and img["shown"] > 0
-               for img in guide["images"]), guide
+    assert "stream_windows.range_window_aggregate" in guide["macros"], guide
 
 
 def test_lineage_graph_draws_its_nodes(docs_site, browser, shots, capsys):
@@ -240,5 +240,17 @@ def test_lineage_graph_draws_its_nodes(docs_site, browser, shots, capsys):
 def test_pictures_load_on_the_page(docs_site, browser, shots, capsys, kind, name, pictures):
     images, path = check_page(browser, docs_site, shots, kind, name)
     _report(capsys, path, f"{kind} page {name}")
-    assert [img["src"] for img in images] == [f"docs/pictures/{p}" for p in pictures], images
+    expected = ([f"docs/pictures/{p}" for p in pictures] if kind == "model" else
+                [inline_picture(p) for p in pictures])
+    assert [img["src"] for img in images] == expected, [img["src"][:80] for img in images]
     assert all(img["width"] > 0 and img["shown"] > 0 for img in images), images
+
+
+def inline_picture(name: str) -> str:
+    """The data URI of a macro page's picture, as docs/pictures/macro_pictures.md holds it."""
+    text = (PROJECT_DIR / "docs" / "pictures" / "macro_pictures.md").read_text()
+    opening = f"{{% docs stream_windows_picture_{name} %}}"
+    start = text.index(opening) + len(opening)
+    uri = text[start:text.index("{% enddocs %}", start)]
+    assert uri.startswith("data:image/svg+xml;base64,")
+    return uri

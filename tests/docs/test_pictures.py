@@ -33,7 +33,9 @@ def redrawn(tmp_path_factory) -> Path:
 
 
 def _svgs(folder: Path) -> list[str]:
-    return sorted(str(p.relative_to(folder)) for p in [*folder.glob("*.svg"), *folder.glob("small/*.svg")])
+    """The pictures, their small copies, and the macro pages' inline ones (macro_pictures.md)."""
+    return sorted(str(p.relative_to(folder))
+                  for p in [*folder.glob("*.svg"), *folder.glob("small/*.svg"), *folder.glob("*.md")])
 
 
 def test_every_picture_is_committed_and_none_is_stale(redrawn):

@@ -147,9 +147,14 @@ def test_docs_generate_covers_seeds_models_and_macros(docs_target):
     for public in ["range_window_aggregate", "rows_window_aggregate"]:
         assert macros[public]["description"], f"macro {public} is undocumented"
         assert macros[public]["arguments"], f"macro {public} documents no arguments"
-    assert "__overview__" in {d["name"] for d in manifest["docs"].values()}
+    # The package's page (a project's own __overview__ stays its landing page).
+    package_docs = {d["name"] for d in manifest["docs"].values() if d["package_name"] == "stream_windows"}
+    assert "__stream_windows__" in package_docs and "__overview__" not in package_docs
     catalog = json.loads((docs_target / "catalog.json").read_text())
     assert any(k.endswith("weather_minmax_24h") for k in catalog["nodes"])
+    # No table shows the metastore's made-up "0 rows" (hive.stats.autogather off).
+    zero_rows = [k for k, n in catalog["nodes"].items() if n["stats"].get("rows", {}).get("value") == 0]
+    assert zero_rows == [], zero_rows
 
 
 @pytest.mark.parametrize("model", ["weather_minmax_24h", "weather_city_stats_24h", "ticker_hourly_volume"])

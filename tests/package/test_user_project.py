@@ -119,3 +119,44 @@ def test_a_data_error_reaches_the_user_as_one_message_without_a_java_stack_trace
     console = done.stdout + done.stderr
     assert "\tat org.apache.spark" not in console and "Exception in task" not in console, console[-3000:]
     assert "[Stage " not in console  # no progress bars
+
+
+def test_the_docs_site_shows_the_package_pictures_and_keeps_the_users_landing_page(user_build, user_project):
+    """dbt copies only the root project's asset-paths: the package's macro pages carry
+    their pictures inline (data URIs), and the package's overview is its own page
+    (__stream_windows__), not the user's landing page. (In the browser: the proof tier's
+    test_the_user_projects_docs_site_in_the_browser.)"""
+    dbt(user_project, "docs", "generate", "--no-compile", "--empty-catalog")
+    manifest = json.loads((user_project / "target" / "manifest.json").read_text())
+    macro = manifest["macros"]["macro.stream_windows.range_window_aggregate"]
+    assert macro["description"].count("](data:image/svg+xml;base64,") == 2
+    assert "docs/pictures/" not in macro["description"]
+    overviews = {d["unique_id"] for d in manifest["docs"].values()
+                 if d["name"] in ("__overview__", "__stream_windows__")}
+    assert overviews == {"doc.dbt.__overview__", "doc.stream_windows.__stream_windows__"}
+
+
+@pytest.mark.proof
+def test_the_user_projects_docs_site_in_the_browser(user_build, user_project, tmp_path, capsys):
+    """The user's docs site in Chromium: the package's macro page shows its pictures, the
+    landing page is dbt's (the user's own, had they one), and no table shows a made-up
+    row count. `make test` guards the same on the manifest:
+    test_the_docs_site_shows_the_package_pictures_and_keeps_the_users_landing_page."""
+    from tests.docs.test_docs_site import chromium, inline_picture, open_page, pictures_on_page, screenshot, serve
+
+    dbt(user_project, "docs", "generate")
+    catalog = json.loads((user_project / "target" / "catalog.json").read_text())
+    assert "model.weather_desk.readings_max_1h" in catalog["nodes"]
+    assert all("rows" not in node["stats"] for node in catalog["nodes"].values()), catalog["nodes"]
+    with serve(user_project / "target") as base, chromium(tmp_path / "chromium") as driver:
+        open_page(driver, base, "macro/macro.stream_windows.range_window_aggregate")
+        images = pictures_on_page(driver)
+        shot = screenshot(driver, tmp_path, "user_project_macro_page_range_window_aggregate", ".model-markdown img")
+        with capsys.disabled():
+            print(f"\nscreenshot (a user project's macro page): {shot}")
+        assert [img["src"] for img in images] == [inline_picture("sqlstream_range_ties"),
+                                                  inline_picture("sqlstream_range_following")]
+        assert all(img["width"] > 0 and img["shown"] > 0 for img in images), images
+        open_page(driver, base, "overview")
+        landing = driver.execute_script("return document.body.innerText")
+        assert "Welcome!" in landing and "stream-engine window semantics" not in landing

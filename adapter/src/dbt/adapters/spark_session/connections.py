@@ -103,6 +103,10 @@ def embedded_defaults() -> dict[str, str]:
         # non-string key (an incremental model's date time_partition, a Fenl state's
         # bigint cut); with this, Spark lists the partitions and filters them itself.
         "spark.sql.hive.metastorePartitionPruningFallbackOnException": "true",
+        # The Hive metastore records a table it creates or renames as having 0 rows (its
+        # quick statistics), which Spark reports and the docs site shows as the table's
+        # rows; without them there is no figure until ANALYZE TABLE counts the rows.
+        "spark.hadoop.hive.stats.autogather": "false",
         # Spark's default of 200 shuffle partitions is for clusters: on one machine each
         # small query pays for 200 tasks. Four per core, at least 8.
         "spark.sql.shuffle.partitions": str(max(8, 4 * (os.cpu_count() or 2))),
