@@ -126,6 +126,30 @@
   {%- endif -%}
 {% endmacro %}
 
+{% macro _sw_repeated_arrival(arrival_order, partitions, order_by) %}
+  {#- True on a row whose arrival position (its `arrival_order` value) the row before it
+      in its window partition has too. `partitions` and `order_by` are those of a
+      window the macro computes anyway: Spark computes the window functions of one
+      partitioning and ordering over one sort, so the check costs no shuffle or sort. -#}
+  {{ return('lag(' ~ arrival_order ~ ') over (' ~ ('partition by ' ~ partitions | join(', ') ~ ' ' if partitions else '')
+            ~ 'order by ' ~ order_by ~ ') = ' ~ arrival_order) }}
+{% endmacro %}
+
+{% macro _sw_refuse_repeated_arrival(macro_name, repeated, expr, groups, arrival_order) %}
+  {#- `expr`, failing the query where `repeated` (_sw_repeated_arrival) is true: two rows
+      at one arrival position make the windows ambiguous (which arrived first?). The
+      engine refuses them in the same words. -#}
+  {%- set model_name = model.name if model is defined and model is not none and model.name is defined else 'unknown model' -%}
+  {%- set place = [] -%}
+  {%- for column in groups -%}{%- do place.append("concat('" ~ column ~ "=', coalesce(cast(" ~ column ~ " as string), 'NULL'))") -%}{%- endfor -%}
+  {%- set message -%}
+    concat('{{ macro_name }}() in model {{ model_name }}: `arrival_order` must be a column whose values are unique '
+           '(each row''s arrival position); got {{ arrival_order }} ', cast({{ arrival_order }} as string), ' twice'
+           {%- if place %}, ' in ', concat_ws(', ', {{ place | join(', ') }}){% endif %}, '.')
+  {%- endset -%}
+  {{ return('case when ' ~ repeated ~ ' then raise_error(' ~ message | trim ~ ') else ' ~ expr ~ ' end') }}
+{% endmacro %}
+
 {% macro _sw_checked_time(macro_name, relation, groups, time_column, arrival_order) %}
   {#- `relation` with a NULL time failing the query, naming the model, the group and
       the arrival position, instead of the row silently falling out of every window

@@ -131,6 +131,13 @@
       {%- set expr = stream_windows._sw_merge_parts(agg, a, b, integer_avg) -%}
     {%- endif -%}
     {%- if mask -%}{%- set expr = 'case when not ' ~ mask ~ ' then ' ~ expr ~ ' end' -%}{%- endif -%}
+    {%- if loop.first and arrival_order -%}
+      {#- Rows of one time and one arrival position in a partition: which arrived first?
+          Checked over the peers' window (partition and time, by arrival). -#}
+      {%- do inner.append(stream_windows._sw_repeated_arrival(arrival_order, partitions + ['_sw_key'], arrival_order) ~ ' as _sw_repeated_arrival') -%}
+      {%- do internal.append('_sw_repeated_arrival') -%}
+      {%- set expr = stream_windows._sw_refuse_repeated_arrival(macro_name, '_sw_repeated_arrival', expr, partitions, arrival_order) -%}
+    {%- endif -%}
     {%- do outputs.append(expr ~ ' as ' ~ agg.name) -%}
   {%- endfor -%}
 

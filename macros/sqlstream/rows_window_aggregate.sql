@@ -60,7 +60,13 @@
   {%- endif -%}
   {%- set outputs = [] -%}
   {%- for agg in aggs -%}
-    {%- do outputs.append(stream_windows._sw_window_expr(agg, stream_windows._sw_input_expr(agg, none), arrival_order, integer_avg, '_sw_w') ~ ' as ' ~ agg.name) -%}
+    {%- set expr = stream_windows._sw_window_expr(agg, stream_windows._sw_input_expr(agg, none), arrival_order, integer_avg, '_sw_w') -%}
+    {%- if loop.first -%}
+      {#- Rows of one arrival position in a partition: which one is in the window? -#}
+      {%- set expr = stream_windows._sw_refuse_repeated_arrival(macro_name, stream_windows._sw_repeated_arrival(arrival_order, partitions, arrival_order),
+          expr, partitions, arrival_order) -%}
+    {%- endif -%}
+    {%- do outputs.append(expr ~ ' as ' ~ agg.name) -%}
   {%- endfor -%}
   {%- if spec is not none -%}{%- do outputs.append(stream_windows._sw_incremental_partition_column(spec)) -%}{%- endif -%}
   {%- if microbatch is not none -%}{%- do outputs.append(stream_windows._sw_batch_partition_column(microbatch)) -%}{%- endif -%}

@@ -62,10 +62,9 @@ def _python(value: Any) -> Any:
 
 
 def _format_position(position: int, seq: Any) -> str:
-    text = f"arrival position {position}"
-    if seq is not None:
-        text += f" (seq {format_value(seq)})"
-    return text
+    """A row's arrival position as the SQL macros say it: its arrival-order column's value
+    (``seq``) when there is one, else its 0-based index in the input's order."""
+    return f"arrival position {format_value(seq) if seq is not None else position}"
 
 
 def _model_prefix(model: str | None) -> str:
@@ -110,7 +109,9 @@ class OutOfOrderError(StreamWindowsError):
     """The dimension field went backwards: a tuple's value is below the previous tuple's.
 
     ``position`` is the 0-based index in arrival order, ``seq`` the row's arrival-order
-    column value when one was given, ``group`` a dict of group column -> value.
+    column value when one was given (the message names it as the arrival position, as
+    the SQL macros do), ``group`` a dict of group column -> value; ``previous_seq`` and
+    ``previous_position`` the same of the row before.
     """
 
     def __init__(
@@ -125,9 +126,11 @@ class OutOfOrderError(StreamWindowsError):
         previous_position: int | None = None,
         previous_group: Mapping[str, Any] | None = None,
         model: str | None = None,
+        previous_seq: Any = None,
     ) -> None:
         self.model = model
         self.field = field
+        self.previous_seq = previous_seq
         self.position = position
         self.seq = seq
         self.group = dict(group)
@@ -136,8 +139,8 @@ class OutOfOrderError(StreamWindowsError):
         self.previous_position = previous_position
         self.previous_group = None if previous_group is None else dict(previous_group)
         previous = f"previous value {format_value(previous_value)}"
-        if previous_position is not None:
-            previous += f" (arrival position {previous_position}"
+        if previous_position is not None or previous_seq is not None:
+            previous += f" ({_format_position(previous_position, previous_seq)}"
             if previous_group is not None:
                 previous += f", group {_format_group(previous_group)}"
             previous += ")"

@@ -228,6 +228,7 @@ def prepare_events(
             previous_position=previous,
             previous_group=_group_of(frame, group_by, previous) if global_order else None,
             model=model,
+            previous_seq=None if seqs is None else seqs[previous],
         )
 
     if ends is not None:

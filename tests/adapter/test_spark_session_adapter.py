@@ -5,13 +5,16 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
+import time
 import types
 from pathlib import Path
 
 import pytest
 
 from tests.adapter.fixture_project_paths import FIXTURE, SCHEMA
-from tests.conftest import PROJECT_DIR, rows, run_dbt
+from tests.conftest import PROJECT_DIR, SPARK_DIR, rows, run_dbt
 
 
 @pytest.fixture(scope="module")
@@ -90,6 +93,26 @@ def test_project_profile_targets_use_the_plugin():
     for target in ("connect", "thrift"):
         assert not static & set(profile[target]["server_side_parameters"])
         assert set(profile[target]["server_side_parameters"]) < set(profile["local"]["server_side_parameters"])
+
+
+def test_a_second_process_on_a_busy_metastore_fails_at_once_in_one_line(spark, tmp_path):
+    """A real second process: the suite's Spark holds the embedded Derby metastore of
+    .spark/pytest, and a `dbt run` on the same catalog (the repository's profile) fails
+    before its own JVM starts, in one line, without Java traces."""
+    spark.sql("show databases").collect()  # this process's metastore is booted, its lock held
+    started = time.monotonic()
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "dbt"), "run", "--select", "weather_minmax_24h",
+         "--project-dir", str(PROJECT_DIR), "--target-path", str(tmp_path / "target"),
+         "--log-path", str(tmp_path / "logs")],
+        cwd=PROJECT_DIR, env=os.environ, capture_output=True, text=True, timeout=300)
+    seconds = time.monotonic() - started
+    assert done.returncode != 0
+    assert (f"The Spark metastore {SPARK_DIR / 'metastore_db'} is in use by another process: another dbt build or "
+            "Spark session is running on this catalog") in done.stdout, done.stdout[-3000:]
+    console = done.stdout + done.stderr
+    assert "\tat org.apache" not in console and "Another instance of Derby" not in console
+    assert seconds < 60, seconds  # at once, not after Hive's 40 seconds of retries
 
 
 def test_a_metastore_locked_by_another_build_is_said_in_one_line(spark):

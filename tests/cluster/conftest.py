@@ -24,3 +24,10 @@ def cluster(lean_python):
     standalone_cluster.stop(started)
 
 
+
+
+def executor_folders(worker: str) -> set[str]:
+    """The application folders (app-<id>) under which `worker` launched executors: one per
+    application it served. A test compares them before and after its build, so that
+    an earlier test's application does not count."""
+    return {p.name for p in (CLUSTER_DIR / "processes" / worker).glob("app-*")}

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cluster.conftest import CLUSTER_DIR
+from tests.cluster.conftest import CLUSTER_DIR, executor_folders
 from tests.conftest import PROJECT_DIR, SPARK_DIR
 from tests.warehouse_tables import assert_same_tables, built_tables
 
@@ -55,6 +55,7 @@ def test_cluster_build_equals_local_build(project_build, spark, cluster, lean_py
         "SPARK_DRIVER_MEMORY": "2g",
     }
     dbt = str(Path(sys.executable).parent / "dbt")
+    before = {worker: executor_folders(worker) for worker in ("worker-0", "worker-1")}
     completed = subprocess.run(
         [dbt, "build", "--full-refresh", "--target", "cluster", "--exclude-resource-type", "test",
          "--exclude-resource-type", "unit_test",
@@ -71,7 +72,7 @@ def test_cluster_build_equals_local_build(project_build, spark, cluster, lean_py
     assert set(SELECTED) <= set(built)
     # The build ran on the cluster: both workers launched executors for its application.
     for worker in ("worker-0", "worker-1"):
-        assert list((CLUSTER_DIR / "processes" / worker).glob("app-*")), f"{worker} ran no executor"
+        assert executor_folders(worker) - before[worker], f"{worker} ran no executor for this build"
     tables = built_tables(CLUSTER_DIR / "target", kinds=("model",))
     assert set(SELECTED) <= set(tables)
     assert_same_tables(spark, tables, SPARK_DIR, CLUSTER_DIR)

@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from tests.cluster.conftest import CLUSTER_DIR
+from tests.cluster.conftest import executor_folders
 from tests.package.user_project_steps import (
     EXPECTED,
     dbt,
@@ -41,14 +41,15 @@ def test_the_users_python_model_runs_on_the_cluster(user_project, cluster, lean_
     (user_project / "profiles.yml").write_text(profiles)
     env = {**user_env(user_project), "PYSPARK_PYTHON": lean_python}
     seed = EXPECTED[FIELD_MODEL][0]
+    before = executor_folders("worker-0") | executor_folders("worker-1")
     dbt(user_project, "build", "--target", "cluster", "--select", "readings", seed, FIELD_MODEL,
         "--target-path", "target-cluster", env=env)
 
     results = json.loads((user_project / "target-cluster" / "run_results.json").read_text())["results"]
     assert {r["unique_id"].split(".")[-1]: r["status"] for r in results if r["unique_id"].startswith("model.")} == {
         FIELD_MODEL: "success"}
-    apps = [p for worker in ("worker-0", "worker-1") for p in (CLUSTER_DIR / "processes" / worker).glob("app-*")]
-    assert apps, "no worker ran an executor"
+    after = executor_folders("worker-0") | executor_folders("worker-1")
+    assert after - before, "no worker ran an executor for this build"
     expected = read_expected(user_project, seed)
     actual = read_table(user_project, FIELD_MODEL)
     assert len(actual) == len(expected) == 4

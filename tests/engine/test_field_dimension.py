@@ -348,8 +348,8 @@ def test_out_of_order_message():
         )
     assert str(error.value) == (
         "model 'trades_volume_30s': OutOfOrder: field `time` went backwards at arrival "
-        "position 4 (seq 5) in group {'symbol': 'INTC'}: value 35 is less than the "
-        "previous value 41 (arrival position 3, group {'symbol': 'AMAT'}). The field "
+        "position 5 in group {'symbol': 'INTC'}: value 35 is less than the "
+        "previous value 41 (arrival position 4, group {'symbol': 'AMAT'}). The field "
         "must not decrease in arrival order."
     )
     e = error.value
@@ -381,7 +381,7 @@ def test_null_field_message():
             aggregates={}, model="m",
         )
     assert str(error.value) == (
-        "model 'm': NULL field: `time` is NULL at arrival position 2 (seq 3) in group "
+        "model 'm': NULL field: `time` is NULL at arrival position 3 in group "
         "{'symbol': 'AMAT'}. Every row needs a finite value."
     )
     assert (error.value.field, error.value.position, error.value.group) == (

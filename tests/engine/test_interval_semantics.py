@@ -280,8 +280,8 @@ def test_out_of_order_across_groups_names_both_groups(options):
         interval_aggregate(frame, start="start", end="end", group_by="g", arrival="seq",
                            aggregates={"n": "count(*)"}, model="bids", **options)
     assert str(error.value) == (
-        "model 'bids': OutOfOrder: field `start` went backwards at arrival position 2 (seq 3) in group "
-        "{'g': 'A'}: value 15 is less than the previous value 20 (arrival position 1, group {'g': 'B'}). The "
+        "model 'bids': OutOfOrder: field `start` went backwards at arrival position 3 in group "
+        "{'g': 'A'}: value 15 is less than the previous value 20 (arrival position 2, group {'g': 'B'}). The "
         "field must not decrease in arrival order."
     )
     e = error.value
@@ -297,8 +297,8 @@ def test_out_of_order_in_another_group_than_the_previous():
         interval_aggregate(frame, start="start", end="end", group_by="g", arrival="seq",
                            aggregates={"n": "count(*)"})
     assert str(error.value) == (
-        "OutOfOrder: field `start` went backwards at arrival position 1 (seq 2) in group {'g': 'b'}: value 1 "
-        "is less than the previous value 5 (arrival position 0, group {'g': 'a'}). The field must not "
+        "OutOfOrder: field `start` went backwards at arrival position 2 in group {'g': 'b'}: value 1 "
+        "is less than the previous value 5 (arrival position 1, group {'g': 'a'}). The field must not "
         "decrease in arrival order."
     )
 

@@ -89,7 +89,7 @@ def test_a_null_time_in_a_new_batch_fails_the_run(spark, column):
     assert (raised.value.field, raised.value.seq, raised.value.group) == (column, 10**6, {"g": frame["g"].iloc[520]})
     # A full build names it too (Arrow hands the engine a NULL bigint as a float: the
     # engine would refuse the column's type instead).
-    with pytest.raises(Exception, match=rf"NULL field: `{column}` is NULL at arrival position \d+ \(seq 1000000\)"):
+    with pytest.raises(Exception, match=rf"NULL field: `{column}` is NULL at arrival position 1000000"):
         full_build(spark, batch, **options)
 
 

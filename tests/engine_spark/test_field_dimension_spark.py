@@ -203,7 +203,7 @@ def test_out_of_order_names_position_group_and_values(spark):
         321, int(frame.loc[321, "seq"]), int(frame.loc[321, "t"]), int(frame.loc[320, "t"]))
     assert error.group == {"g": frame.loc[321, "g"]}
     assert str(error).startswith("model 'trade_volume_30s': OutOfOrder: field `t` went backwards at arrival "
-                                 f"position 321 (seq {frame.loc[321, 'seq']})")
+                                 f"position {frame.loc[321, 'seq']} in group")
 
 
 def test_out_of_order_across_a_partition_boundary(spark):

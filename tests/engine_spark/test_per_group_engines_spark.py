@@ -101,8 +101,8 @@ def test_interval_out_of_order_across_groups_fails_on_spark(spark, interval_plan
     with exact_shuffle_partitions(spark, 2), pytest.raises(OutOfOrderError) as actual:
         interval_aggregate_spark(spark.createDataFrame(frame, SCHEMA), **options)
     assert str(actual.value) == str(expected.value) == (
-        "model 'validity': OutOfOrder: field `t0` went backwards at arrival position 2 (seq 3) in group "
-        "{'g': 'A'}: value 15 is less than the previous value 20 (arrival position 1, group {'g': 'B'}). The "
+        "model 'validity': OutOfOrder: field `t0` went backwards at arrival position 3 in group "
+        "{'g': 'A'}: value 15 is less than the previous value 20 (arrival position 2, group {'g': 'B'}). The "
         "field must not decrease in arrival order."
     )
 

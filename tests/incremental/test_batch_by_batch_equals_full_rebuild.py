@@ -170,7 +170,7 @@ def test_a_null_time_in_a_new_batch_fails_every_incremental_run_and_writes_nothi
     result = run_dbt("run", "--select", *READING_MODELS, expect_success=False)
     messages = {r.node.name: " ".join(str(r.message).split()) for r in result.result.results}
     in_sql = rf"\(\) in model {{}}: `time_column` reading_at is NULL at city=Seattle, arrival position {total + 1}\b"
-    in_python = (rf"model '{{}}': NULL field: `reading_at` is NULL at arrival position \d+ \(seq {total + 1}\) "
+    in_python = (rf"model '{{}}': NULL field: `reading_at` is NULL at arrival position {total + 1} "
                  r"in group \{{'city': 'Seattle'\}}")
     for model in READING_MODELS:
         python = model in (FIELD_WINDOW, INTERVALS)
@@ -248,7 +248,7 @@ def test_reprocess_recomputes_the_late_rows_windows(replay):
     # Interval semantics needs starts in order across the whole stream (docs/semantics.md,
     # Odysseus section): the check on the distinct starts raises it on the driver, naming
     # both events' groups, with Spark's UTC timestamps.
-    before_late = (rf"OutOfOrder: field `reading_at` went backwards at arrival position \d+ \(seq {total + 1}\) "
+    before_late = (rf"OutOfOrder: field `reading_at` went backwards at arrival position {total + 1} "
                    r"in group \{[^}]*Seattle[^}]*\}: value 2010-01-10T03:00:00(\+00:00)? is less than the previous "
                    r"value 2010-01-12T05:00:00(\+00:00)? \(arrival position \d+, group \{[^}]*\}\)")
     for full_refresh in ([], ["--full-refresh"]):
@@ -286,7 +286,7 @@ def test_python_models_audit_late_rows_as_the_sql_models_do(replay):
         spark.sql(f"drop table {copy}")
     result = run_dbt("run", "--select", *python, "--full-refresh", expect_success=False)
     for r in result.result.results:
-        assert re.search(rf"OutOfOrder: field `reading_at` went backwards at arrival position \d+ \(seq {total + 1}\)",
+        assert re.search(rf"OutOfOrder: field `reading_at` went backwards at arrival position {total + 1}",
                          str(r.message)), (r.node.name, r.message)
         assert not spark.catalog.tableExists(f"{SCHEMA}.{r.node.name}__late_rows")
 

@@ -1,8 +1,11 @@
 """Commands that only read (parse, ls, compile, show, docs generate) create, fill and
-alter nothing, whatever `--vars` say: with a late row present and `late_rows: audit`,
-and a new entity for the Fenl windows, the schema's tables, the models' properties and
-every file of the schema's folder are the same after them as before, and the next run still sees the late row and the
-new entity as new."""
+alter nothing, whatever `--vars` say. The input holds what would advance the models'
+state in a run: a late row (under `late_rows: audit`), a new entity for the Fenl
+windows, and a reading a day past the latest, which closes a Fenl cron period and moves
+the kept sliding state. The schema's tables, the models' properties, the rows of the
+tables the models keep beside them (Fenl states and entities, fingerprints) and every
+file of the schema's folder are the same after them as before, and the next run still
+sees the late row and the new entity as new."""
 
 from __future__ import annotations
 
@@ -44,19 +47,35 @@ def catalog(spark) -> tuple:
     return tables, properties, files
 
 
+def kept_state(spark, tables: list[str]) -> dict[str, list]:
+    """The rows of the tables the models keep beside them: Fenl states and entities, and
+    input fingerprints."""
+    kept = [name for name in tables if name.endswith(("__fenl_state", "__fenl_entities", "__input_fingerprints"))]
+    return {name: sorted(tuple(map(str, row)) for row in spark.table(f"{SCHEMA}.{name}").collect()) for name in kept}
+
+
+ORIGINAL_ROWS = 17518  # the seed's rows (seq 1..17518)
+
+
 def keep_only_original_readings(spark) -> None:
     # Spark cannot overwrite a table from a query that reads it: the rows go through a
     # checkpoint first.
-    kept = spark.sql(f"select * from {SEED} where city <> 'Portland'").localCheckpoint()
+    kept = spark.sql(f"select * from {SEED} where seq <= {ORIGINAL_ROWS}").localCheckpoint()
     kept.write.insertInto(SEED, overwrite=True)
 
 
 @pytest.fixture
 def late_new_entity_row(spark):
+    """Two new readings: Portland's, 30 hours before the latest (a late row, and a new
+    entity), then Seattle's, a day after the latest (a Fenl daily period closes, the
+    sliding state moves). Yields the late row's seq."""
     keep_only_original_readings(spark)
     total = spark.sql(f"select max(seq) as n from {SEED}").first()["n"]
+    assert total == ORIGINAL_ROWS
     spark.sql(f"insert into {SEED} select {total + 1} as seq, max(reading_at) - interval 30 hours as reading_at, "
               f"'Portland' as city, 99.5 as temp_f from {SEED}")
+    spark.sql(f"insert into {SEED} select {total + 2} as seq, max(reading_at) + interval 26 hours as reading_at, "
+              f"'Seattle' as city, 61.0 as temp_f from {SEED} where seq <= {total}")
     yield total + 1
     keep_only_original_readings(spark)
     spark.sql(f"drop table if exists {SCHEMA}.hourly_temperatures_city_stats_24h__late_rows")
@@ -69,6 +88,10 @@ def test_read_only_commands_write_nothing(spark, late_new_entity_row):
     assert any(name.endswith("__fenl_entities") for name in tables) and len(files) > len(tables)
     assert not any(name.endswith("__late_rows") for name in tables)
     assert "stream_windows.watermark" in properties["hourly_temperatures_city_stats_24h"]
+    state = kept_state(spark, tables)
+    assert {"hourly_temperatures_city_fenl_mild__fenl_state",
+            "hourly_temperatures_city_fenl_days__fenl_entities"} <= {*state}
+    assert all(state.values()), {name: len(rows) for name, rows in state.items()}
     run_dbt("parse", *AUDIT)
     run_dbt("ls", "--select", *MODELS, *AUDIT)
     run_dbt("compile", "--select", *MODELS, *AUDIT)
@@ -77,6 +100,7 @@ def test_read_only_commands_write_nothing(spark, late_new_entity_row):
         run_dbt("show", "--select", model, "--limit", "3", *AUDIT)
     run_dbt("docs", "generate", "--select", MODELS[0], MODELS[-1], *AUDIT)
     assert catalog(spark) == before
+    assert kept_state(spark, tables) == state
 
 
 def test_after_a_compile_the_run_still_audits_the_late_row(spark, late_new_entity_row):

@@ -55,6 +55,18 @@ OVERRIDE = """
 """
 
 READINGS = "seq,city,reading_at,temp\n1,Denver,2024-01-01 10:00:00,10\n2,Oslo,2024-01-01 11:00:00,-3\n"
+# Arrival position 1 twice (once per city): the generic test arrival_unique fails on the
+# whole input and passes within each city.
+REPEATED = ("seq,city,reading_at,temp\n1,Denver,2024-01-01 10:00:00,10\n1,Oslo,2024-01-01 10:00:00,-3\n"
+            "2,Oslo,2024-01-01 11:00:00,1\n")
+REPEATED_YML = """  - name: repeated_readings
+    columns:
+      - name: seq
+        data_tests:
+          - stream_windows.arrival_unique
+          - stream_windows.arrival_unique:
+              arguments: {partition_by: city}
+"""
 
 # One model per macro family, each with one argument no macro accepts.
 BAD_MODELS = {
@@ -138,7 +150,8 @@ def project(tmp_path_factory, spark) -> Path:
     (root / "seeds" / "readings.csv").write_text(READINGS)
     (root / "seeds" / "_seeds.yml").write_text(
         "version: 2\nseeds:\n  - name: readings\n    config:\n"
-        "      column_types: {seq: int, city: string, reading_at: timestamp, temp: int}\n")
+        "      column_types: {seq: int, city: string, reading_at: timestamp, temp: int}\n" + REPEATED_YML)
+    (root / "seeds" / "repeated_readings.csv").write_text(REPEATED)
     (root / "models" / "_unit_tests.yml").write_text("version: 2\n" + UNIT_TESTS)
     for name, sql in {**BAD_MODELS, "good_rows": GOOD_MODEL, "incremental_rows": INCREMENTAL_MODEL,
                       "incremental_rows_overridden": INCREMENTAL_MODEL}.items():
@@ -156,10 +169,14 @@ def test_dbt_parse_succeeds_with_bad_arguments_in_models(project):
 
 
 def test_a_bad_argument_fails_its_own_model_and_the_others_build(project, spark):
-    result = run_dbt("build", "--select", "readings", "good_rows", "incremental_rows", "incremental_rows_overridden",
-                     *BAD_MODELS, project_dir=project, expect_success=False)
+    result = run_dbt("build", "--select", "readings", "repeated_readings", "good_rows", "incremental_rows",
+                     "incremental_rows_overridden", *BAD_MODELS, project_dir=project, expect_success=False)
     statuses = {r.node.name: str(r.status) for r in result.result.results}
     assert statuses["readings"] == "success" and statuses["good_rows"] == "success"
+    # arrival_unique: position 1 is held twice in the input, once in each city.
+    unique_tests = {name: (statuses[name], r.failures) for r in result.result.results
+                    for name in [r.node.name] if name.startswith("stream_windows_arrival_unique")}
+    assert sorted(unique_tests.values()) == [("fail", 1), ("pass", 0)], unique_tests
     assert {name: statuses[name] for name in BAD_MODELS} == {name: "error" for name in BAD_MODELS}
     messages = {r.node.name: " ".join(str(r.message).split()) for r in result.result.results}
     assert "range_window_aggregate(): `ties` must be one of arrival, peers; got 'strict'." in messages["bad_range"]

@@ -208,3 +208,23 @@ def test_a_null_time_fails_naming_partition_and_position(spark, bounds):
         spark.sql(sql).collect()
     assert "range_window_aggregate() in model inline_query: `time_column` t is NULL at p=b, arrival position 2" in str(
         error.value)
+
+
+@pytest.mark.parametrize("macro", ["range_window_aggregate", "rows_window_aggregate"])
+def test_a_repeated_arrival_position_fails_naming_it(spark, macro):
+    """Two rows of one partition at one arrival position (and, for RANGE, one time): which
+    arrived first is unknown, so the windows would be a guess. The macro refuses it in
+    the engine's words; the same position in another partition is no repeat."""
+    spark.sql(
+        "create or replace temp view sw_repeats as select * from values "
+        "(1, 0, 'a', 1), (1, 0, 'b', 5), (2, 3, 'a', 2), (2, 3, 'a', 4) as t(seq, t, p, v)"
+    )
+    window = "range=3, time_column='t'" if macro == "range_window_aggregate" else "rows=1"
+    sql = compiled(f"{{{{ {macro}('sw_repeats', {window}, partition_by='p', arrival_order='seq', "
+                   "aggregates={'sum_v': 'sum(v)'}) }}")
+    with pytest.raises(Exception) as error:
+        spark.sql(sql).collect()
+    assert (f"{macro}() in model inline_query: `arrival_order` must be a column whose values are unique (each row's "
+            "arrival position); got seq 2 twice in p=a.") in str(error.value)
+    unique = spark.sql(sql.replace("sw_repeats", "(select * from sw_repeats where v <> 4)")).collect()
+    assert sorted((r["p"], r["seq"], r["sum_v"]) for r in unique) == [("a", 1, 1), ("a", 2, 3), ("b", 1, 5)]

@@ -9,6 +9,7 @@ semantics."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import tomllib
 from importlib import metadata
@@ -60,7 +61,9 @@ def test_only_the_users_nodes_build(user_build, user_project):
     ran = {r["unique_id"] for r in user_build["results"]}
     assert {u.split(".")[1] for u in ran} == {PROFILE}, sorted(u for u in ran if f".{PROFILE}." not in u)
     kinds = sorted(u.split(".")[0] for u in ran)
-    assert kinds.count("seed") == 7 and kinds.count("model") == 7 and kinds.count("test") == 7
+    # 8 seeds: `trades`, named like a package example seed, among them.
+    assert kinds.count("seed") == 8 and kinds.count("model") == 7 and kinds.count("test") == 8
+    assert "seed.weather_desk.trades" in ran
     # dbt unit tests on models that call a package macro (their input a fixture CTE).
     assert sorted(u.split(".")[-1] for u in ran if u.startswith("unit_test.")) == [
         "readings_fenl_last_2_warm_skips_cold_readings", "readings_max_1h_forgets_readings_over_an_hour_old"]
@@ -68,6 +71,8 @@ def test_only_the_users_nodes_build(user_build, user_project):
     manifest = json.loads((user_project / "target" / "manifest.json").read_text())
     package_nodes = [u for u in manifest["nodes"] if u.split(".")[1] == "stream_windows"]
     assert package_nodes == []
+    # The package's example folders are not read here: no example is even disabled.
+    assert [u for u in manifest["disabled"] if u.split(".")[0] in ("model", "seed")] == []
     assert "macro.stream_windows.range_window_aggregate" in manifest["macros"]
 
 
@@ -83,9 +88,18 @@ def test_each_macro_family_gives_the_hand_worked_rows(user_build, user_project, 
     pd.testing.assert_frame_equal(actual, expected, check_dtype=False, check_exact=False, rtol=1e-9)
 
 
-def test_the_user_can_opt_in_to_the_package_examples(user_build, user_project):
-    listed = dbt(user_project, "ls", "--no-partial-parse", "--resource-type", "model", "--output", "name",
-                 env={**user_env(user_project), "STREAM_WINDOWS_EXAMPLES": "true"}).stdout
+def test_the_user_can_opt_in_to_the_package_examples(user_build, user_project, tmp_path):
+    """STREAM_WINDOWS_EXAMPLES=true reads the example folders too. The names must then
+    differ (the README says so): the project without its own `trades` seed."""
+    project = tmp_path / user_project.name
+    shutil.copytree(user_project, project, symlinks=True, ignore=shutil.ignore_patterns("target", ".spark", "logs"))
+    (project / "seeds" / "trades.csv").unlink()
+    seeds_yml = (project / "seeds" / "_seeds.yml").read_text()
+    start = seeds_yml.index("  # Named like one of the package's example seeds")
+    end = seeds_yml.index("  - name: expected_readings_max_1h")
+    (project / "seeds" / "_seeds.yml").write_text(seeds_yml[:start] + seeds_yml[end:])
+    listed = dbt(project, "ls", "--no-partial-parse", "--resource-type", "model", "--output", "name",
+                 env={**user_env(project), "STREAM_WINDOWS_EXAMPLES": "true"}).stdout
     assert "weather_minmax_24h" in listed.split()
     assert "readings_max_1h" in listed.split()
 

@@ -116,6 +116,7 @@ def check_arrival_order(
         previous_position=position(row - 1),
         previous_group=group(row - 1),
         model=model,
+        previous_seq=None if seqs is None else seqs[row - 1],
     )
 
 

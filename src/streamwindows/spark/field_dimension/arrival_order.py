@@ -25,7 +25,7 @@ def check_arrival_order(stream, params: FieldDimensionParams, parts: int | None)
         f"n long, first_seq long, first_value {value_type}, first_group string, "
         f"last_seq long, last_value {value_type}, last_group string, bad_kind string, bad_index long, "
         f"bad_seq long, bad_value {value_type}, bad_previous {value_type}, bad_group string, "
-        "bad_previous_group string"
+        "bad_previous_group string, bad_previous_seq long"
     )
     summary_columns = [field.split()[0] for field in summary_schema.split(", ")]
 
@@ -53,6 +53,7 @@ def check_arrival_order(stream, params: FieldDimensionParams, parts: int | None)
                 "bad_value": plain(values.iloc[i]), "bad_group": group(i),
                 "bad_previous": plain(values.iloc[i - 1]) if i > 0 else None,
                 "bad_previous_group": group(i - 1) if i > 0 else None,
+                "bad_previous_seq": plain(seqs.iloc[i - 1]) if i > 0 else None,
             })
         yield pd.DataFrame([row], columns=summary_columns, dtype=object)
 
@@ -72,7 +73,8 @@ def check_arrival_order(stream, params: FieldDimensionParams, parts: int | None)
             if s["first_value"] < previous["last_value"]:
                 _raise(params, {**s, **at_boundary, "bad_kind": "decrease", "bad_value": s["first_value"],
                                 "bad_previous": previous["last_value"],
-                                "bad_previous_group": previous["last_group"]}, offset)
+                                "bad_previous_group": previous["last_group"],
+                                "bad_previous_seq": previous["last_seq"]}, offset)
         if s["bad_kind"] is not None:
             _raise(params, s, offset)
         offset += s["n"]
@@ -117,7 +119,7 @@ def _raise(params: FieldDimensionParams, s: dict, offset: int) -> None:
             field=params.field, position=position, group=group, value=s["bad_value"],
             previous_value=s["bad_previous"], seq=s["bad_seq"], previous_position=position - 1,
             previous_group=json.loads(s["bad_previous_group"]) if s.get("bad_previous_group") else None,
-            model=params.model,
+            model=params.model, previous_seq=s.get("bad_previous_seq"),
         )
     if kind == "null":
         raise NullFieldError(field=params.field, position=position, group=group, seq=s["bad_seq"],

@@ -97,13 +97,14 @@ def check_stream_order(df, *, start: str, arrival: str, group_by: Sequence[str],
     coordinate_type = coordinate_type_of(spark_type)
     stream = df.select(F.col(arrival).alias(FIRST_ARRIVAL), coordinate_of(F.col(start), spark_type).alias(START),
                        *[F.col(g) for g in groups])
-    names = ["n", "nulls", "first_arrival", "first_start", "first_group", "last_start", "last_group",
-             "bad_index", "bad_arrival", "bad_start", "bad_group", "bad_previous", "bad_previous_group"]
+    names = ["n", "nulls", "first_arrival", "first_start", "first_group", "last_arrival", "last_start", "last_group",
+             "bad_index", "bad_arrival", "bad_start", "bad_group", "bad_previous", "bad_previous_group",
+             "bad_previous_arrival"]
     arrival_type = df.schema[arrival].dataType.simpleString()
     schema = (f"n long, nulls long, first_arrival {arrival_type}, first_start {coordinate_type}, "
-              f"first_group string, last_start {coordinate_type}, last_group string, bad_index long, "
-              f"bad_arrival {arrival_type}, bad_start {coordinate_type}, bad_group string, "
-              f"bad_previous {coordinate_type}, bad_previous_group string")
+              f"first_group string, last_arrival {arrival_type}, last_start {coordinate_type}, last_group string, "
+              f"bad_index long, bad_arrival {arrival_type}, bad_start {coordinate_type}, bad_group string, "
+              f"bad_previous {coordinate_type}, bad_previous_group string, bad_previous_arrival {arrival_type}")
 
     def summarize(batches):
         chunk = [b for b in batches if len(b)]
@@ -118,13 +119,14 @@ def check_stream_order(df, *, start: str, arrival: str, group_by: Sequence[str],
         row: dict[str, Any] = dict.fromkeys(names)
         row.update(n=len(chunk), nulls=int(arrivals.isna().sum() + starts.isna().sum()),
                    first_arrival=plain(arrivals.iloc[0]), first_start=plain(starts.iloc[0]), first_group=group(0),
-                   last_start=plain(starts.iloc[-1]), last_group=group(-1))
+                   last_arrival=plain(arrivals.iloc[-1]), last_start=plain(starts.iloc[-1]), last_group=group(-1))
         values = starts.to_numpy()
         back = np.flatnonzero(values[1:] < values[:-1])  # NULLs compare False: counted above
         if len(back):
             i = int(back[0]) + 1
             row.update(bad_index=i, bad_arrival=plain(arrivals.iloc[i]), bad_start=plain(starts.iloc[i]),
-                       bad_group=group(i), bad_previous=plain(starts.iloc[i - 1]), bad_previous_group=group(i - 1))
+                       bad_group=group(i), bad_previous=plain(starts.iloc[i - 1]), bad_previous_group=group(i - 1),
+                       bad_previous_arrival=plain(arrivals.iloc[i - 1]))
         yield pd.DataFrame([row], columns=names, dtype=object)
 
     summaries = [r.asDict() for r in stream.repartitionByRange(FIRST_ARRIVAL).sortWithinPartitions(FIRST_ARRIVAL, START)
@@ -137,7 +139,7 @@ def check_stream_order(df, *, start: str, arrival: str, group_by: Sequence[str],
         if previous is not None and s["first_start"] < previous["last_start"]:
             s = {**s, "bad_index": 0, "bad_arrival": s["first_arrival"], "bad_start": s["first_start"],
                  "bad_group": s["first_group"], "bad_previous": previous["last_start"],
-                 "bad_previous_group": previous["last_group"]}
+                 "bad_previous_group": previous["last_group"], "bad_previous_arrival": previous["last_arrival"]}
         if s["bad_index"] is not None:
             position = offset + int(s["bad_index"])
             raise OutOfOrderError(
@@ -145,6 +147,7 @@ def check_stream_order(df, *, start: str, arrival: str, group_by: Sequence[str],
                 value=_from_coordinate(s["bad_start"], spark_type),
                 previous_value=_from_coordinate(s["bad_previous"], spark_type), seq=s["bad_arrival"],
                 previous_position=position - 1, previous_group=json.loads(s["bad_previous_group"]), model=model,
+                previous_seq=s["bad_previous_arrival"],
             )
         offset += s["n"]
         previous = s

@@ -1,0 +1,20 @@
+{#- Each row has its own arrival position: the tested arrival-order column holds no
+    value twice (within `partition_by`, if given). Returns each repeated value with its
+    count. Two rows at one position make ambiguous windows (which arrived first?):
+    range_window_aggregate and rows_window_aggregate refuse them in their query;
+    count_window_aggregate, partial_aggregate and fenl_aggregate do not check (their
+    windows sort by other columns: a check would cost a sort of its own), so test
+    their inputs with this. -#}
+{% test arrival_unique(model, column_name, partition_by=none) %}
+{%- set partitions = [] if partition_by is none else ([partition_by] if partition_by is string else partition_by) -%}
+select
+    {%- for column in partitions %}
+    {{ column }},
+    {%- endfor %}
+    {{ column_name }} as arrival_position,
+    count(*) as rows_at_position
+from {{ model }}
+where {{ column_name }} is not null
+group by {% for column in partitions %}{{ column }}, {% endfor %}{{ column_name }}
+having count(*) > 1
+{% endtest %}
