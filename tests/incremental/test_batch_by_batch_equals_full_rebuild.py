@@ -240,8 +240,8 @@ def test_reprocess_recomputes_the_late_rows_windows(replay):
     for full_refresh in ([], ["--full-refresh"]):
         with pytest.raises(DbtFailure, match=out_of_order):
             run_dbt("run", "--select", COUNT_WINDOW, *full_refresh, "--vars", "{late_rows: reprocess}")
-    # The late reading arrives after seq 540, i.e. at arrival position 540.
-    backwards = r"OutOfOrder: field `reading_at` went backwards at arrival position 540 "
+    # The late reading (seq total + 1) arrives after seq 540: the error names it by its seq.
+    backwards = rf"OutOfOrder: field `reading_at` went backwards at arrival position {total + 1} "
     for full_refresh in ([], ["--full-refresh"]):
         with pytest.raises(DbtFailure, match=backwards):
             run_dbt("run", "--select", FIELD_WINDOW, *full_refresh)
