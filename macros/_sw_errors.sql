@@ -126,6 +126,19 @@
   {%- endif -%}
 {% endmacro %}
 
+{% macro _sw_model_name() %}
+  {#- The model a message names (an inline query's is inline_query). -#}
+  {{ return(model.name if model is defined and model is not none and model.name is defined else 'unknown model') }}
+{% endmacro %}
+
+{% macro _sw_group_sql(groups) %}
+  {#- A row's group for a message raised in SQL: one `<column>=<value>` text per group
+      column (NULL spelled out), to join with concat_ws. -#}
+  {%- set texts = [] -%}
+  {%- for column in groups -%}{%- do texts.append("concat('" ~ column ~ "=', coalesce(cast(" ~ column ~ " as string), 'NULL'))") -%}{%- endfor -%}
+  {{ return(texts) }}
+{% endmacro %}
+
 {% macro _sw_repeated_arrival(arrival_order, partitions, order_by) %}
   {#- True on a row whose arrival position (its `arrival_order` value) the row before it
       in its window partition has too. `partitions` and `order_by` are those of a
@@ -139,9 +152,8 @@
   {#- `expr`, failing the query where `repeated` (_sw_repeated_arrival) is true: two rows
       at one arrival position make the windows ambiguous (which arrived first?). The
       engine refuses them in the same words. -#}
-  {%- set model_name = model.name if model is defined and model is not none and model.name is defined else 'unknown model' -%}
-  {%- set place = [] -%}
-  {%- for column in groups -%}{%- do place.append("concat('" ~ column ~ "=', coalesce(cast(" ~ column ~ " as string), 'NULL'))") -%}{%- endfor -%}
+  {%- set model_name = stream_windows._sw_model_name() -%}
+  {%- set place = stream_windows._sw_group_sql(groups) -%}
   {%- set message -%}
     concat('{{ macro_name }}() in model {{ model_name }}: `arrival_order` must be a column whose values are unique '
            '(each row''s arrival position); got {{ arrival_order }} ', cast({{ arrival_order }} as string), ' twice'
@@ -154,9 +166,8 @@
   {#- `relation` with a NULL time failing the query, naming the model, the group and
       the arrival position, instead of the row silently falling out of every window
       (or, in a RANGE frame, forming a window of its own). -#}
-  {%- set model_name = model.name if model is defined and model is not none and model.name is defined else 'unknown model' -%}
-  {%- set place = [] -%}
-  {%- for column in groups -%}{%- do place.append("concat('" ~ column ~ "=', coalesce(cast(" ~ column ~ " as string), 'NULL'))") -%}{%- endfor -%}
+  {%- set model_name = stream_windows._sw_model_name() -%}
+  {%- set place = stream_windows._sw_group_sql(groups) -%}
   {%- if arrival_order -%}{%- do place.append("concat('arrival position ', coalesce(cast(" ~ arrival_order ~ " as string), 'NULL'))") -%}{%- endif -%}
   {%- set message = "concat('" ~ macro_name ~ "() in model " ~ model_name ~ ": `time_column` " ~ time_column ~ " is NULL at ', "
       ~ (("concat_ws(', ', " ~ place | join(', ') ~ ")") if place else "'a row'") ~ ")" -%}

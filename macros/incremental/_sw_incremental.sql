@@ -151,9 +151,9 @@
 
 {% macro _sw_building() %}
   {#- Whether this command builds the model's table (`dbt run`, `dbt build`), so that
-      its hooks will write the state a plan prepares: not a compile, show or docs, nor
-      a unit test, which compiles the model over fixtures and writes nothing. -#}
-  {{ return(flags.WHICH in ('run', 'build') and not stream_windows._sw_in_unit_test()) }}
+      its hooks will write the state a plan prepares: not a compile, show or docs (a
+      unit test plans nothing: _sw_incremental_spec is none in one). -#}
+  {{ return(flags.WHICH in ('run', 'build')) }}
 {% endmacro %}
 
 {% macro _sw_in_unit_test() %}

@@ -108,7 +108,7 @@ having {{ batch }}
     {%- set outputs = ['_sw_window_start as window_start', '_sw_window_start + ' ~ s ~ ' as window_end'] -%}
     {%- set duration = s ~ 'D' -%}
   {%- endif -%}
-  {%- set model_name = model.name if model is defined and model is not none and model.name is defined else 'unknown model' -%}
+  {%- set model_name = stream_windows._sw_model_name() -%}
   {%- set where = ["'pane_start ', cast(pane_start as string)"] -%}
   {%- for column in groups -%}{%- do where.append("', " ~ column ~ " ', coalesce(cast(" ~ column ~ " as string), 'NULL')") -%}{%- endfor -%}
   {%- set message = "concat('" ~ macro_name ~ "() in model " ~ model_name ~ ": a pane of length ', cast(" ~ length

@@ -109,9 +109,8 @@
     {%- endif -%}
   {%- endif -%}
 
-  {%- set model_name = model.name if model is defined and model is not none and model.name is defined else 'unknown model' -%}
-  {%- set group_text = [] -%}
-  {%- for column in groups -%}{%- do group_text.append("concat('" ~ column ~ "=', coalesce(cast(" ~ column ~ " as string), 'NULL'))") -%}{%- endfor -%}
+  {%- set model_name = stream_windows._sw_model_name() -%}
+  {%- set group_text = stream_windows._sw_group_sql(groups) -%}
   {%- set where = "concat_ws(', ', " ~ group_text | join(', ') ~ ")" if groups else "'the whole input'" -%}
   {%- set partition = ('partition by ' ~ groups | join(', ') ~ ' ') if groups else '' -%}
   {#- The event plan windows the events ordered by the rank of their start time, the
