@@ -8,11 +8,15 @@ hopping windows: a 7-day window advancing by 1 day, SUM/AVG/MAX/COUNT per group,
   window={'size': '7 days', 'advance': '1 day'}, which copies each pane's state row
   instead (about 27 events per group and day here). Both read the same parquet files
   and compute every output row; the results are checked equal.
+For context, the daily panes alone as they are and behind a check of repeated arrival
+positions (a pane groups by time, not arrival: the check would be a sort of its own,
+which is why partial_aggregate leaves it to the arrival_unique test).
 Alternating rounds (bench/rounds.py), judged by the medians.
 """
 
 from __future__ import annotations
 
+from bench.arrival_check import check_cost
 from bench.harness import compile_inline, to_noop
 from bench.rounds import alternating, paired
 
@@ -41,12 +45,15 @@ BASELINE = """
 """
 
 
+def partials_sql(view: str = "bench_pane_events") -> str:
+    return compile_inline(
+        f"{{{{ partial_aggregate('{view}', group_by=['grp'], "
+        f"pane={{'time_column': 'event_at', 'size': '1 day'}}, aggregates={AGGREGATES}) }}}}")
+
+
 def merged_sql(spark) -> str:
     """The 7-day windows from daily panes of bench_pane_events (a view: timed from the raw events)."""
-    partials = compile_inline(
-        f"{{{{ partial_aggregate('bench_pane_events', group_by=['grp'], "
-        f"pane={{'time_column': 'event_at', 'size': '1 day'}}, aggregates={AGGREGATES}) }}}}")
-    spark.sql(partials).createOrReplaceTempView("bench_daily_partials")
+    spark.sql(partials_sql()).createOrReplaceTempView("bench_daily_partials")
     return compile_inline(
         f"{{{{ merge_partial_aggregates('bench_daily_partials', group_by=['grp'], aggregates={AGGREGATES}, "
         "window={'size': '7 days', 'advance': '1 day'}) }}")
@@ -70,7 +77,10 @@ def run(spark) -> list[dict]:
           f"({windows:,} windows, {differing} differing rows)", flush=True)
     if differing:
         raise AssertionError(f"merged panes differ from window() in {differing} rows")
-    return [paired("7-day windows by 1 day from daily partials, 10M events, 1k groups",
-                   "GROUP BY grp, window(ts, '7 days', '1 day')", base,
-                   "partial_aggregate (daily panes) + merge_partial_aggregates(window=...)", measured, GOAL,
-                   also=f"{windows:,} windows, equal to window()'s rows")]
+    results = [paired("7-day windows by 1 day from daily partials, 10M events, 1k groups",
+                      "GROUP BY grp, window(ts, '7 days', '1 day')", base,
+                      "partial_aggregate (daily panes) + merge_partial_aggregates(window=...)", measured, GOAL,
+                      also=f"{windows:,} windows, equal to window()'s rows")]
+    results.append(check_cost(spark, "Odysseus daily panes, 10M events, 1k groups", "partial_aggregate (daily panes)",
+                              "bench_pane_events", "grp", partials_sql))
+    return results

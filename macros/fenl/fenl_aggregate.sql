@@ -142,9 +142,19 @@
   {{ return(sql.text) }}
 {% endmacro %}
 
-{% macro _sw_fenl_outputs(pipelines) %}
+{% macro _sw_fenl_outputs(pipelines, entities=none, arrival_order=none) %}
+  {#- The pipelines' results as the output columns. With `entities` and `arrival_order`
+      (per-row windows, whose rows hold _sw_repeated_arrival) the first one fails the
+      query on a repeated arrival position: two rows of an entity at one time and
+      position have no order between them. -#}
   {%- set outputs = [] -%}
-  {%- for p in pipelines -%}{%- do outputs.append('_sw_' ~ p.name ~ '_' ~ (p.stages | length) ~ ' as ' ~ p.name) -%}{%- endfor -%}
+  {%- for p in pipelines -%}
+    {%- set expr = '_sw_' ~ p.name ~ '_' ~ (p.stages | length) -%}
+    {%- if loop.first and arrival_order is not none -%}
+      {%- set expr = stream_windows._sw_refuse_repeated_arrival('fenl_aggregate', '_sw_repeated_arrival', expr, entities, arrival_order) -%}
+    {%- endif -%}
+    {%- do outputs.append(expr ~ ' as ' ~ p.name) -%}
+  {%- endfor -%}
   {{ return(outputs) }}
 {% endmacro %}
 
@@ -171,9 +181,15 @@
   {%- set kind = spec.fenl_window -%}
   {%- set helpers = [] -%}
   {%- set first = [] -%}
+  {#- _sw_repeated_arrival, true on a row whose arrival position the row before it in
+      its entity holds too, is computed beside a window of the same ordering (time,
+      arrival), so it adds no sort; the outputs refuse it (_sw_fenl_outputs). -#}
+  {%- set repeated = stream_windows._sw_repeated_arrival(arrival_order, entities, order_by) ~ ' as _sw_repeated_arrival' -%}
+  {%- do helpers.append('_sw_repeated_arrival') -%}
   {%- if kind == 'cumulative' -%}
     {%- set prepared = 'select * from ' ~ source ~ ' as _sw_input' -%}
     {%- set over = '(' ~ running ~ ')' -%}
+    {%- do first.append(repeated) -%}
     {%- for p in pipelines -%}
       {%- set agg = p.stages[0] -%}
       {%- do first.append(stream_windows._sw_fenl_stage_expr(agg, '1' if agg.column == '*' else agg.column, over) ~ ' as _sw_' ~ p.name ~ '_1') -%}
@@ -182,7 +198,7 @@
   {%- elif kind == 'since' -%}
     {%- do helpers.extend(['_sw_is_closing', '_sw_since_window']) -%}
     {%- set prepared = 'select *, coalesce(count(case when _sw_is_closing then 1 end) over (' ~ partition ~ ' order by ' ~ order_by
-        ~ ' rows between unbounded preceding and 1 preceding), 0) as _sw_since_window from (select *, coalesce(' ~ spec.predicate
+        ~ ' rows between unbounded preceding and 1 preceding), 0) as _sw_since_window, ' ~ repeated ~ ' from (select *, coalesce(' ~ spec.predicate
         ~ ', false) as _sw_is_closing from ' ~ source ~ ' as _sw_input) as _sw_flagged' -%}
     {%- set over = '(' ~ partition ~ ', _sw_since_window order by ' ~ order_by ~ ' rows between unbounded preceding and current row)' -%}
     {%- for p in pipelines -%}
@@ -220,7 +236,7 @@
     {%- set prepared = 'select *, coalesce(' ~ spec.predicate ~ ', false) as _sw_is_counted from ' ~ source ~ ' as _sw_input' -%}
     {%- set windowed = 'select _sw_prepared.*, ' ~ raw | join(', ') ~ ' from (' ~ prepared ~ ') as _sw_prepared' -%}
     {%- set carried = 'select _sw_windowed.*, last_value(case when _sw_is_counted then named_struct(' ~ cell_fields | join(', ')
-        ~ ') end, true) over (' ~ running ~ ') as _sw_counted_cell from (' ~ windowed ~ ') as _sw_windowed' -%}
+        ~ ') end, true) over (' ~ running ~ ') as _sw_counted_cell, ' ~ repeated ~ ' from (' ~ windowed ~ ') as _sw_windowed' -%}
     {%- set staged = 'select _sw_carried.*, ' ~ first | join(', ') ~ ' from (' ~ carried ~ ') as _sw_carried' -%}
   {%- endif -%}
   {{ return({'sql': staged, 'helpers': helpers}) }}
@@ -231,7 +247,7 @@
   {%- set internal = stream_windows._sw_fenl_internal_columns(pipelines, first.helpers) -%}
 select
     {{ (passthrough | join(', ')) if passthrough else '* except (' ~ internal | join(', ') ~ ')' }},
-    {{ stream_windows._sw_fenl_outputs(pipelines) | join(',\n    ') }}
+    {{ stream_windows._sw_fenl_outputs(pipelines, entities, arrival_order) | join(',\n    ') }}
 from ({{ stream_windows._sw_fenl_later_stages(pipelines, first.sql, time_column ~ ', ' ~ arrival_order, entities, none) }}) as _sw_result
 {% endmacro %}
 

@@ -153,6 +153,9 @@
     {%- set joined = 'select *, cast(null as string) as _sw_prior from ' ~ source ~ ' as _sw_rows' -%}
   {%- endif -%}
   {%- set fields = [] -%}
+  {#- The repeated-arrival flag beside a window of the same ordering, as in
+      _sw_fenl_first_stage (sliding: there). -#}
+  {%- set repeated = stream_windows._sw_repeated_arrival(arrival_order, entities, order_by) ~ ' as _sw_repeated_arrival' -%}
   {#- First stage. -#}
   {%- if kind == 'sliding' -%}
     {%- set first = stream_windows._sw_fenl_first_stage('(' ~ joined ~ ')', entities, time_column, arrival_order, pipelines, spec) -%}
@@ -160,11 +163,11 @@
   {%- else -%}
     {%- if kind == 'since' -%}
       {%- set prepared = 'select *, coalesce(count(case when _sw_is_closing then 1 end) over (' ~ partition ~ ' order by ' ~ order_by
-          ~ ' rows between unbounded preceding and 1 preceding), 0) as _sw_since_window from (select *, coalesce(' ~ spec.predicate
+          ~ ' rows between unbounded preceding and 1 preceding), 0) as _sw_since_window, ' ~ repeated ~ ' from (select *, coalesce(' ~ spec.predicate
           ~ ', false) as _sw_is_closing from (' ~ joined ~ ') as _sw_joined) as _sw_flagged' -%}
       {%- set over = '(' ~ partition ~ ', _sw_since_window order by ' ~ order_by ~ ' rows between unbounded preceding and current row)' -%}
     {%- else -%}
-      {%- set prepared = joined -%}
+      {%- set prepared = 'select *, ' ~ repeated ~ ' from (' ~ joined ~ ') as _sw_joined' -%}
       {%- set over = running -%}
     {%- endif -%}
     {%- set exprs = [] -%}
@@ -202,7 +205,7 @@
 
 {% macro _sw_fenl_internal_stateful_columns(spec, pipelines) %}
   {#- The helper columns _sw_fenl_stateful_sql adds to the input's. -#}
-  {%- set helpers = ['_sw_prior', '_sw_state'] -%}
+  {%- set helpers = ['_sw_prior', '_sw_state', '_sw_repeated_arrival'] -%}
   {%- if spec.fenl_window == 'since' -%}{%- do helpers.extend(['_sw_is_closing', '_sw_since_window']) -%}{%- endif -%}
   {%- if spec.fenl_window == 'sliding' -%}
     {%- do helpers.extend(['_sw_is_counted', '_sw_counted_rank', '_sw_counted_cell']) -%}
@@ -339,7 +342,7 @@
 {{ stream_windows._sw_plan_comment(plan) }}
 select
     {{ (passthrough | join(', ')) if passthrough else '* except (' ~ internal | join(', ') ~ ')' }},
-    {{ stream_windows._sw_fenl_outputs(pipelines) | join(',\n    ') }},
+    {{ stream_windows._sw_fenl_outputs(pipelines, entities, arrival_order) | join(',\n    ') }},
     {{ stream_windows._sw_incremental_partition_column(inc) }}
 from ({{ stream_windows._sw_fenl_stateful_sql(rows.sql, entities, time_column, arrival_order, pipelines, spec, prior, rows.context) }}) as _sw_result
 where {{ key }} >= {{ cut }}

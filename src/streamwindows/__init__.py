@@ -7,6 +7,7 @@ from streamwindows.errors import (
     InvalidParameterError,
     NullFieldError,
     OutOfOrderError,
+    RepeatedArrivalError,
     StreamWindowsError,
 )
 from streamwindows.field_dimension import (
@@ -40,6 +41,7 @@ __all__ = [
     "InvalidParameterError",
     "NullFieldError",
     "OutOfOrderError",
+    "RepeatedArrivalError",
     "StreamWindowsError",
     "__version__",
     "check_arrival_order",

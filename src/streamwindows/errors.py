@@ -21,6 +21,7 @@ __all__ = [
     "InvalidParameterError",
     "NullFieldError",
     "OutOfOrderError",
+    "RepeatedArrivalError",
     "StreamWindowsError",
     "format_allowed",
     "format_value",
@@ -103,6 +104,28 @@ class InvalidParameterError(StreamWindowsError, ValueError):
             f"got '{format_value(value)}'{note}."
         )
         super().__init__(message)
+
+
+class RepeatedArrivalError(InvalidParameterError):
+    """Two rows of one group at one arrival position: which arrived first is unknown.
+
+    Message, in the SQL macros' words: ``<function>(): `<column>` must be a column whose
+    values are unique (each row's arrival position); got <column> <seq> twice in group
+    <group>.``
+    """
+
+    def __init__(self, function: str, column: str, seq: Any, group: Mapping[str, Any] | None,
+                 *, model: str | None = None) -> None:
+        self.function = function
+        self.parameter = column
+        self.rule = "a column whose values are unique (each row's arrival position)"
+        self.value = seq
+        self.group = dict(group or {})
+        self.model = model
+        place = f" in group {_format_group(group)}" if group else ""
+        StreamWindowsError.__init__(
+            self, f"{_model_prefix(model)}{function}(): `{column}` must be {self.rule}; "
+                  f"got {column} {format_value(seq)} twice{place}.")
 
 
 class OutOfOrderError(StreamWindowsError):

@@ -224,7 +224,10 @@ def test_null_field_is_an_error(spark):
 
 def test_repeated_seq_is_an_error(spark):
     frame = pd.DataFrame({"seq": [1, 2, 2], "t": [1, 2, 3], "g": ["a", "b", "a"], "v": [1, 2, 3]})
-    with pytest.raises(InvalidParameterError, match=r"`seq` must be a column whose values are unique"):
+    # In the SQL macros' words, the position named by its seq value.
+    with pytest.raises(InvalidParameterError, match=r"^field_dimension_aggregate_spark\(\): `seq` must be a column "
+                       r"whose values are unique \(each row's arrival position\); got seq 2 twice in group "
+                       r"\{'g': 'a'\}\.$"):
         on_spark(spark, frame, field="t", size=3, group_by=["g"], seq="seq", aggregates={"n": "count(*)"})
 
 
@@ -232,7 +235,7 @@ def test_repeated_seq_within_one_value_is_an_error(spark):
     # Same value, same seq: invisible to the check over distinct values, found by the
     # task that computes the windows.
     frame = pd.DataFrame({"seq": [1, 2, 2, 4], "t": [1, 2, 2, 3], "g": ["a", "b", "a", "b"], "v": [1, 2, 3, 4]})
-    with pytest.raises(InvalidParameterError, match=r"`seq` must be a column whose values are unique"):
+    with pytest.raises(InvalidParameterError, match=r"got seq 2 twice in group \{'g': 'a'\}\.$"):
         on_spark(spark, frame, field="t", size=3, group_by=["g"], seq="seq", aggregates={"n": "count(*)"})
 
 

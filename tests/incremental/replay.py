@@ -24,12 +24,13 @@ KILLED_RUN_MODELS = ["hourly_temperatures_city_stats_24h", "hourly_temperatures_
 COMPANIONS = ["__fenl_state", "__fenl_entities", "__input_fingerprints"]
 
 
-def differing_rows(spark, model: str, snapshot: str) -> int:
-    """Rows in one table and not the other (with multiplicity). Doubles are compared to
-    9 decimals: a window's floating-point sum depends on where Spark's segment tree
+def differing_rows(spark, model: str, snapshot: str, schema: str = SCHEMA) -> int:
+    """Rows in one table (the model's in `schema`) and not the other, with multiplicity
+    (the incremental bench compares its models too). Doubles are compared to 9
+    decimals: a window's floating-point sum depends on where Spark's segment tree
     starts (the first row of the rows a run reads), so an average can differ from the
     full rebuild's in its last bits."""
-    a, b = f"{SCHEMA}.{model}", snapshot
+    a, b = f"{schema}.{model}", snapshot
     columns = ", ".join(f"round({f.name}, 9) as {f.name}" if f.dataType.typeName() in ("double", "float") else f.name
                         for f in spark.table(a).schema.fields)
     a, b = f"(select {columns} from {a})", f"(select {columns} from {b})"

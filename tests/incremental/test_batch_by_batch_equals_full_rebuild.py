@@ -155,11 +155,11 @@ def test_a_late_row_fails_the_run_by_default_and_writes_nothing(replay):
 READING_MODELS = [m for m in MODELS if m != "hourly_temperatures_city_pair_daily_partials"]
 
 
-def test_a_null_time_in_a_new_batch_fails_every_incremental_run_and_writes_nothing(replay):
+def test_a_null_time_or_repeated_arrival_in_a_new_batch_fails_every_incremental_run_and_writes_nothing(replay):
     """A scheduled run reads the new rows through filters on the time (key >= X), from
     which Spark infers `time is not null`: a NULL time would fall out unseen. Each
     mechanism's run must fail on it instead, as a full build does, naming the row, and
-    leave its table as it was."""
+    leave its table as it was; so must a repeated arrival position where order matters."""
     spark, total, arrive = replay
     arrive("seq <= 500")
     run_dbt("run", "--select", *READING_MODELS, "--full-refresh")
@@ -175,6 +175,28 @@ def test_a_null_time_in_a_new_batch_fails_every_incremental_run_and_writes_nothi
     for model in READING_MODELS:
         python = model in (FIELD_WINDOW, INTERVALS)
         assert re.search((in_python if python else in_sql).format(model), messages[model]), (model, messages[model])
+        assert sorted(spark.sql(f"select * from {SCHEMA}.{model}").collect()) == before[model], model
+    # A new row repeating another new row's arrival position and time: the macros that
+    # order by arrival refuse it in a scheduled run as in a full build (their stateful
+    # and context-reading queries too), and the engine in its own words.
+    arrive("seq <= 520 or seq = 510")
+    spark.sql(f"insert into {SEED} select * from {FULL} where seq = 510")
+    ordering = ["hourly_temperatures_city_stats_24h", "hourly_temperatures_city_last_6_readings",
+                "hourly_temperatures_city_fenl_daily", "hourly_temperatures_city_fenl_mild", FIELD_WINDOW]
+    result = run_dbt("run", "--select", *ordering, expect_success=False)
+    messages = {r.node.name: " ".join(str(r.message).split()) for r in result.result.results}
+    city = spark.sql(f"select city from {FULL} where seq = 510").first()["city"]
+    rule = r"must be a column whose values are unique \(each row's arrival position\); got seq 510 twice in "
+    macros = {"hourly_temperatures_city_stats_24h": "range_window_aggregate",
+              "hourly_temperatures_city_last_6_readings": "rows_window_aggregate"}
+    for model in ordering:
+        if model == FIELD_WINDOW:
+            pattern = (f"model '{model}': field_dimension_aggregate_spark\\(\\): `seq` {rule}"
+                       + re.escape(f"group {{'city': '{city}'}}."))
+        else:
+            pattern = (f"{macros.get(model, 'fenl_aggregate')}\\(\\) in model {model}: `arrival_order` {rule}"
+                       + re.escape(f"city={city}."))
+        assert re.search(pattern, messages[model]), (model, messages[model])
         assert sorted(spark.sql(f"select * from {SCHEMA}.{model}").collect()) == before[model], model
 
 

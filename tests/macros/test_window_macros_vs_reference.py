@@ -210,21 +210,40 @@ def test_a_null_time_fails_naming_partition_and_position(spark, bounds):
         error.value)
 
 
-@pytest.mark.parametrize("macro", ["range_window_aggregate", "rows_window_aggregate"])
-def test_a_repeated_arrival_position_fails_naming_it(spark, macro):
-    """Two rows of one partition at one arrival position (and, for RANGE, one time): which
-    arrived first is unknown, so the windows would be a guess. The macro refuses it in
-    the engine's words; the same position in another partition is no repeat."""
+REPEATED_ARRIVAL_CALLS = {
+    "range_window_aggregate": "range_window_aggregate('sw_repeats', range=3, time_column='t', partition_by='p', "
+                              "arrival_order='seq', aggregates={'sum_v': 'sum(v)'})",
+    "rows_window_aggregate": "rows_window_aggregate('sw_repeats', rows=1, partition_by='p', arrival_order='seq', "
+                             "aggregates={'sum_v': 'sum(v)'})",
+    "fenl cumulative": "fenl_aggregate('sw_repeats', entity='p', time_column='t', arrival_order='seq', "
+                       "aggregates={'sum_v': 'sum(v)'})",
+    "fenl since": "fenl_aggregate('sw_repeats', entity='p', time_column='t', arrival_order='seq', "
+                  "aggregates={'sum_v': 'sum(v) | max()'}, window=fenl_since('v > 100'))",
+    # The one most recent row with v > 0: each row's own value.
+    "fenl sliding": "fenl_aggregate('sw_repeats', entity='p', time_column='t', arrival_order='seq', "
+                    "aggregates={'sum_v': 'sum(v)'}, window=fenl_sliding(1, 'v > 0'))",
+}
+# Without the repeat: (p, seq, sum_v) by the window of each call.
+RUNNING_SUMS = [("a", 1, 1), ("a", 2, 3), ("b", 1, 5)]
+REPEATED_ARRIVAL_EXPECTED = {call: RUNNING_SUMS for call in REPEATED_ARRIVAL_CALLS} | {
+    "fenl sliding": [("a", 1, 1), ("a", 2, 2), ("b", 1, 5)]}
+
+
+@pytest.mark.parametrize("call", REPEATED_ARRIVAL_CALLS, ids=list(REPEATED_ARRIVAL_CALLS))
+def test_a_repeated_arrival_position_fails_naming_it(spark, call):
+    """Two rows of one partition (entity) at one arrival position and time: which arrived
+    first is unknown, so the windows would be a guess. The macro refuses it in the
+    engine's words; the same position in another partition is no repeat."""
     spark.sql(
         "create or replace temp view sw_repeats as select * from values "
         "(1, 0, 'a', 1), (1, 0, 'b', 5), (2, 3, 'a', 2), (2, 3, 'a', 4) as t(seq, t, p, v)"
     )
-    window = "range=3, time_column='t'" if macro == "range_window_aggregate" else "rows=1"
-    sql = compiled(f"{{{{ {macro}('sw_repeats', {window}, partition_by='p', arrival_order='seq', "
-                   "aggregates={'sum_v': 'sum(v)'}) }}")
+    sql = compiled("{{ " + REPEATED_ARRIVAL_CALLS[call] + " }}")
     with pytest.raises(Exception) as error:
         spark.sql(sql).collect()
+    macro = REPEATED_ARRIVAL_CALLS[call].split("(")[0]
     assert (f"{macro}() in model inline_query: `arrival_order` must be a column whose values are unique (each row's "
             "arrival position); got seq 2 twice in p=a.") in str(error.value)
     unique = spark.sql(sql.replace("sw_repeats", "(select * from sw_repeats where v <> 4)")).collect()
-    assert sorted((r["p"], r["seq"], r["sum_v"]) for r in unique) == [("a", 1, 1), ("a", 2, 3), ("b", 1, 5)]
+    assert sorted((r["p"], r["seq"], r["sum_v"]) for r in unique) == REPEATED_ARRIVAL_EXPECTED[call]
+    assert "_sw_repeated_arrival" not in unique[0].asDict()

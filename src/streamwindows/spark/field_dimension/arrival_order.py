@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from streamwindows.errors import InvalidParameterError, NullFieldError, OutOfOrderError
+from streamwindows.errors import InvalidParameterError, NullFieldError, OutOfOrderError, RepeatedArrivalError
 from streamwindows.field_dimension import FieldDimensionParams
 from streamwindows.spark.columns import SEQ, VALUE, plain
 
@@ -124,8 +124,9 @@ def _raise(params: FieldDimensionParams, s: dict, offset: int) -> None:
     if kind == "null":
         raise NullFieldError(field=params.field, position=position, group=group, seq=s["bad_seq"],
                              value=None, model=params.model)
-    rule = "unique (each row's arrival position)" if kind == "repeated seq" else "non-NULL"
+    if kind == "repeated seq":
+        raise RepeatedArrivalError(SPARK_FUNCTION, "seq", s["bad_seq"], group, model=params.model)
     raise InvalidParameterError(
-        SPARK_FUNCTION, "seq", f"a column whose values are {rule}",
+        SPARK_FUNCTION, "seq", "a column whose values are non-NULL",
         f"{s['bad_seq']} at arrival position {position}, group {group}", model=params.model,
     )
