@@ -280,3 +280,69 @@ def test_a_connect_target_needs_a_connect_url_and_a_server_that_answers():
     assert raised.value.msg.startswith(f"The Spark Connect server {url} does not answer (")
     assert raised.value.msg.endswith("): start it (make connect-up) or correct the profile's host")
     assert "SPARK_REMOTE" not in os.environ  # refused before this process was pointed at it
+
+
+# Python models as dbt's documentation writes them: no file_format.
+PLAIN_TABLE = '''import pandas as pd
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    return pd.DataFrame({"id": [1, 2], "label": ["a", "b"]})
+'''
+PLAIN_INCREMENTAL = '''def model(dbt, session):
+    dbt.config(materialized="incremental")
+    if dbt.is_incremental:
+        latest = session.sql(f"select max(id) as id from {dbt.this}").first()["id"]
+        return session.createDataFrame([(latest + 1, "next")], "id bigint, label string")
+    return session.createDataFrame([(1, "a"), (2, "b")], "id bigint, label string")
+'''
+DELTA_PYTHON = '''def model(dbt, session):
+    dbt.config(materialized="table", file_format="delta")
+    return session.createDataFrame([(1,)], "id bigint")
+'''
+DELTA_SQL = "{{ config(materialized='table', file_format='delta') }}\nselect 1 as id\n"
+
+
+def test_python_models_without_file_format_are_written_as_sql_models_are(spark, tmp_path):
+    """dbt-spark's Python write names delta when a model has no file_format, which
+    open-source Spark has no source for; a SQL model gets the session's default source.
+    The plugin writes both alike (parquet here), as a table and incrementally; a format
+    the session lacks fails its model in one line naming the format and the ways out,
+    for Python and SQL models alike."""
+    project = tmp_path / "fixture_project"
+    shutil.copytree(FIXTURE, project, ignore=shutil.ignore_patterns("target", "logs"))
+    config = project / "dbt_project.yml"
+    config.write_text(config.read_text().replace("    +file_format: parquet\n", "", 1))
+    assert "+file_format" not in config.read_text().split("seeds:")[0]
+    models = project / "models"
+    for name, text in {"plain_table.py": PLAIN_TABLE, "plain_incremental.py": PLAIN_INCREMENTAL,
+                       "delta_python.py": DELTA_PYTHON, "delta_sql.sql": DELTA_SQL}.items():
+        (models / name).write_text(text)
+    tables = [f"{SCHEMA}.{m}" for m in ("plain_table", "plain_incremental", "delta_python", "delta_sql")]
+    try:
+        for _ in range(2):  # a build, then an incremental run
+            run_dbt("run", "--select", "plain_table", "plain_incremental", project_dir=project)
+        for table in tables[:2]:
+            detail = {r["col_name"]: r["data_type"] for r in rows(spark, f"describe table extended {table}")}
+            assert detail["Provider"] == "parquet", table
+        assert rows(spark, f"select id, label from {tables[0]} order by id") == [
+            {"id": 1, "label": "a"}, {"id": 2, "label": "b"}]
+        assert rows(spark, f"select id, label from {tables[1]} order by id") == [
+            {"id": 1, "label": "a"}, {"id": 2, "label": "b"}, {"id": 3, "label": "next"}]
+        failed = run_dbt("run", "--select", "delta_python", "delta_sql", project_dir=project, expect_success=False)
+        messages = {r.node.name: str(r.message) for r in failed.result.results}
+        ways_out = ("has file_format 'delta', which this Spark session has no data source for. Either add the "
+                    "format's jars to the session (spark.jars.packages in the profile's server_side_parameters, "
+                    "or installed on the cluster or server), or build it as parquet (file_format: parquet, or no "
+                    "file_format: Spark's default source).")
+        # dbt's header names the model and its file; then the one line, and no Java trace.
+        assert messages["delta_python"].splitlines() == [
+            "Runtime Error in model delta_python (models/delta_python.py)",
+            f"  Model 'delta_python' {ways_out}"], messages
+        assert messages["delta_sql"].splitlines() == [
+            "Runtime Error in model delta_sql (models/delta_sql.sql)", f"  The model {ways_out}"], messages
+        assert not any(spark.catalog.tableExists(t) for t in tables[2:])
+    finally:
+        for table in tables:
+            spark.sql(f"drop table if exists {table}")

@@ -148,6 +148,24 @@ def metastore_locked_message(error: BaseException) -> str | None:
     return None
 
 
+MISSING_SOURCE = re.compile(r"Failed to find the data source: (\S+?)\.?(\s|$)")
+
+
+def missing_format_message(error: BaseException, model: str | None = None) -> str | None:
+    """One line for a table format the session has no data source for (delta, iceberg
+    or hudi without their jars), else None: Spark's own message is followed by pages of
+    a Java trace."""
+    for text in _error_texts(error):
+        match = MISSING_SOURCE.search(text)
+        if match:
+            owner = f"Model '{model}'" if model else "The model"
+            return (f"{owner} has file_format '{match.group(1)}', which this Spark session has no data source for. "
+                    f"Either add the format's jars to the session (spark.jars.packages in the profile's "
+                    f"server_side_parameters, or installed on the cluster or server), or build it as parquet "
+                    f"(file_format: parquet, or no file_format: Spark's default source).")
+    return None
+
+
 def derby_folder(settings: dict[str, str]) -> Path:
     """The embedded Derby metastore's folder that `settings` give Spark (Derby's default:
     metastore_db in the working directory)."""
@@ -191,20 +209,30 @@ def busy_metastore_message(folder: str) -> str:
             f"so builds can overlap (target connect or thrift; docs/adapter.md).")
 
 
+class OneLineError(DbtRuntimeError):
+    """A message said in one line. dbt-spark's exception_handler re-raises a statement's
+    error as DbtRuntimeError(str(error)), and a DbtRuntimeError's text starts with its
+    own 'Runtime Error' header: dbt would print that header twice. Without a node this
+    error's text is the message alone; dbt's header for the model comes once."""
+
+    def __str__(self, prefix: str = "! ") -> str:
+        return self.msg if self.node is None else super().__str__(prefix)
+
+
 class NullSafeSessionConnectionWrapper(SessionConnectionWrapper):
     """dbt-spark's session wrapper formats a None binding as the string 'None', so an
     empty cell of a seed loads as the text 'None' instead of NULL. Bind it as NULL.
-    It also says in one line when the metastore is locked by another build, instead of
-    Hive's stack trace."""
+    It also says in one line when the metastore is locked by another build, or when a
+    table's format has no data source in the session, instead of a Java stack trace."""
 
     def execute(self, sql: str, bindings: Any = None) -> None:
         try:
             return super().execute(sql, bindings)
         except Exception as error:
-            message = metastore_locked_message(error)
+            message = metastore_locked_message(error) or missing_format_message(error)
             if message is None:
                 raise
-            raise DbtRuntimeError(message) from None
+            raise OneLineError(message) from None
 
     @classmethod
     def _fix_binding(cls, value: Any) -> str | float:

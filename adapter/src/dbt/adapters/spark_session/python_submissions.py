@@ -7,7 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 from dbt.adapters.base import PythonJobHelper
-from dbt.adapters.spark_session.connections import DATAFRAME_METHODS, SparkSessionConnectionMethod
+from dbt.adapters.spark_session.connections import (
+    DATAFRAME_METHODS,
+    SparkSessionConnectionMethod,
+    missing_format_message,
+)
 from dbt_common.exceptions import DbtRuntimeError
 
 
@@ -62,6 +66,11 @@ class SessionPythonJobHelper(PythonJobHelper):
         namespace: dict[str, Any] = {"spark": spark, "__name__": "__dbt_python_model__"}
         try:
             exec(compile(compiled_code, f"<dbt python model {name}>", "exec"), namespace)
+        except Exception as error:
+            message = missing_format_message(error, self.parsed_model.get("alias", self.parsed_model.get("name")))
+            if message is None:
+                raise
+            raise DbtRuntimeError(message) from None
         finally:
             if context is not None:
                 context.setJobDescription(None)

@@ -4,8 +4,12 @@
 {#- py_write_table (dbt-spark's materializations/table.sql) writes a Python model's
     DataFrame, ignoring the model's partition_by: an incremental Python model with
     incremental_strategy='insert_overwrite' then gets an unpartitioned table from its
-    first build, which its next run cannot overwrite by partition. This copy is
-    dbt-spark 1.11's, with partition_by passed to the writer. A plugin's macros take
+    first build, which its next run cannot overwrite by partition. And without a
+    file_format it writes delta, which open-source Spark has no data source for, where
+    a SQL model's `create table` gets the session's default source. This copy is
+    dbt-spark 1.11's, with partition_by passed to the writer and, without a
+    file_format, no format named (the writer then uses spark.sql.sources.default, as a
+    SQL model does: parquet unless the profile says otherwise). A plugin's macros take
     precedence over its parent adapter's. -#}
 {% macro py_write_table(compiled_code, target_relation) %}
 {{ compiled_code }}
@@ -59,7 +63,8 @@ else:
 
 {%- set partition_by = config.get('partition_by') -%}
 {%- set partition_by = [partition_by] if partition_by is string else (partition_by or []) | list %}
-writer = df.write.mode("overwrite").format("{{ config.get('file_format', 'delta') }}").option("overwriteSchema", "true")
+{%- set file_format = config.get('file_format') %}
+writer = df.write.mode("overwrite"){% if file_format %}.format("{{ file_format }}"){% endif %}.option("overwriteSchema", "true")
 {%- if partition_by %}
 writer = writer.partitionBy({{ partition_by | map('tojson') | join(', ') }})
 {%- endif %}
