@@ -48,6 +48,22 @@ def test_empty_seed_cells_load_as_null_not_the_text_none(fixture_build, spark):
     assert [r["note"] for r in notes] == [None, "calibrated", None, "late", None]
 
 
+def test_docs_generate_after_a_run_in_the_same_session_leaves_out_its_temporary_views(fixture_build, spark):
+    """An incremental model's `__dbt_tmp` view outlives its run in the session, and `show
+    table extended` lists it with no schema: dbt-spark's catalog then failed `dbt docs
+    generate --no-compile` in that session (`'NoneType' object has no attribute 'lower'`;
+    with compiling, dbt's relation cache filtered the view out by schema)."""
+    spark.sql("create or replace temporary view fixture_leftover__dbt_tmp as select 1 as id")
+    try:
+        run_dbt("docs", "generate", "--no-compile", project_dir=FIXTURE)
+    finally:
+        spark.sql("drop view if exists fixture_leftover__dbt_tmp")
+    catalog = json.loads((FIXTURE / "target" / "catalog.json").read_text())
+    assert not catalog["errors"]
+    assert "model.adapter_fixture.fixture_station_spans" in catalog["nodes"]
+    assert all(node["metadata"]["schema"] == SCHEMA for node in catalog["nodes"].values())
+
+
 def test_session_submission_needs_a_dataframe_connection():
     from dbt.adapters.spark.connections import SparkConnectionMethod
     from dbt.adapters.spark_session.python_submissions import (

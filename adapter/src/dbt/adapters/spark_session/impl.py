@@ -100,6 +100,15 @@ class SparkSessionAdapter(SparkAdapter):
             return False
         return bool(filesystem.delete(location, True))
 
+    def _build_spark_relation_list(self, row_list, relation_info_func):
+        """dbt-spark's list, without the session's temporary views. `show table extended
+        in <schema>` lists them too, in no schema (an incremental model's `__dbt_tmp`
+        view outlives its model in the session); dbt's catalog then held a relation
+        without a schema, and `dbt docs generate` after a run in the same session (an
+        orchestrator's process, a notebook, dbt's own adapter suites) failed on it."""
+        relations = super()._build_spark_relation_list(row_list, relation_info_func)
+        return [relation for relation in relations if relation.schema]
+
     @available
     def first_unparseable_seed_value(self, agate_table, typed_columns: dict) -> list | None:
         """The first typed seed value that its type makes NULL, in CSV order: [row
