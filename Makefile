@@ -50,7 +50,8 @@ run: setup
 # test, the README's test command and CI's: every test not marked `proof`, within 20
 #   minutes on a quiet machine;
 # test-all: test plus the `proof` tier (the random-cut and fault-sequence replays, the
-#   killed run, the cluster, the many-example properties), within an hour.
+#   killed run, the cluster, the many-example properties, dbt's adapter suites on four
+#   ways to reach Spark), within 75 minutes.
 # Each run leaves every test's seconds in .spark/durations-<tier>.json; `make
 # durations-table` keeps the newest in bench/results/suite/ and regenerates
 # docs/development.md's table from it.
