@@ -53,7 +53,7 @@ SMALL_WIDTH_PT = 150.0
 MACRO_PICTURES_MD = "macro_pictures.md"
 MACRO_PICTURES = [
     "sqlstream_range_ties", "sqlstream_range_following", "sqlstream_rows", "streaminsight_count_points",
-    "fenl_cumulative", "fenl_sliding", "fenl_since", "fenl_cron", "odysseus_panes_hopping",
+    "fenl_cumulative", "fenl_sliding", "fenl_since", "fenl_cron", "odysseus_panes_hopping", "sessions_gap",
 ]
 
 WIDTH_IN = 7.2
@@ -894,6 +894,106 @@ def odysseus_panes_hopping(out: Path) -> None:
     save(fig, out, "odysseus_panes_hopping")
 
 
+# --- Session windows -----------------------------------------------------------------------
+
+
+def _sessions(minutes: Iterable[float], gap: float, *, exclusive: bool = False) -> list[list[float]]:
+    """Sessions of one key: runs of times (in time order) each at most `gap` after the
+    previous (`exclusive`: less than `gap`); a run spans [first, last + gap)."""
+    runs: list[list[float]] = []
+    for t in sorted(minutes):
+        if runs and (t - runs[-1][-1] < gap if exclusive else t - runs[-1][-1] <= gap):
+            runs[-1].append(t)
+        else:
+            runs.append([t])
+    return runs
+
+
+def sessions_gap(out: Path) -> None:
+    base, gap = "2024-03-01 00:00:00", 30
+    # (user, time) in arrival order: u2's 10:10 arrives late, after its 10:45
+    arrivals = [("u1", "09:00"), ("u1", "09:10"), ("u1", "09:25"), ("u2", "09:40"), ("u2", "09:50"), ("u1", "09:55"),
+                ("u2", "10:35"), ("u2", "10:45"), ("u2", "10:10"), ("u1", "11:30")]
+    events = pd.DataFrame(arrivals, columns=["user", "clock"])
+    events["m"] = (pd.to_datetime("2024-03-01 " + events["clock"]) - pd.Timestamp(base)) / pd.Timedelta(minutes=1)
+    late = 8
+
+    def state(seen: pd.DataFrame, user: str) -> list[tuple[float, float, list[float], bool]]:
+        """The user's sessions over the events seen: (start, end, times, final) in hours."""
+        mine = seen[seen["user"] == user]["m"]
+        return [(run[0] / 60, (run[-1] + gap) / 60, [t / 60 for t in run], seen["m"].max() > run[-1] + gap)
+                for run in _sessions(mine, gap)]
+
+    label = clock(base)
+    stream_end = events["m"].max() / 60
+    fig, (ax,) = figure(10, title="Session windows: 30-minute gap per user; a session ends 30 minutes after its "
+                        "last event",
+                        subtitle="Per user, in time order, an event at most 30 min after the previous one joins its "
+                                 "session (gap_boundary='exclusive': less than 30 min);\na session spans [first event, "
+                                 "last event + 30 min) and is final once any event of the stream, of any user, is past "
+                                 "its end.")
+    ax.axvline(stream_end, color=EMIT, linewidth=0.8, zorder=1)
+    note(ax, stream_end + 0.04, -0.95, f"the stream's last event ({label(stream_end)})", color=EMIT, size=6)
+    boxed = {"bbox": {"facecolor": "white", "edgecolor": "none", "pad": 0.6}}
+
+    # u1: the session as each of its first four events arrives, then all of u1's sessions
+    u1 = events[events["user"] == "u1"]
+    dots(ax, u1["m"] / 60, [0] * len(u1))
+    for y, i in enumerate(u1.index[:4], start=1):
+        ((start, end, times, final),) = state(events.loc[:i], "u1")
+        assert not final  # nothing in the stream past its end yet
+        window_bar(ax, y, start, end, final=False)
+        dots(ax, times, [y] * len(times), size=3.2)
+        step = round((times[-1] - times[-2]) * 60) if len(times) > 1 else None  # minutes
+        text = (f"[{label(start)}, {label(end)})" if step is None
+                else f"+{step} min: joins, ends at {label(end)}")
+        if step == gap:
+            text = f"exactly 30 min: joins (inclusive), ends at {label(end)}"
+        note(ax, end + 0.04, y, text, size=6.5, fontweight="bold" if step == gap else "normal", **boxed)
+    assert _sessions(u1["m"].iloc[:4], gap, exclusive=True) == [[540, 550, 565], [595]]
+    finished = state(events, "u1")
+    assert [(s, e, f) for s, e, _, f in finished] == [(9, 10 + 25 / 60, True), (11.5, 12, False)]
+    for start, end, times, final in finished:
+        window_bar(ax, 5, start, end, final=final)
+        dots(ax, times, [5] * len(times), size=3.2)
+    note(ax, (finished[0][0] + finished[0][1]) / 2, 5, "final", ha="center", size=6.5)
+    note(ax, finished[1][1] + 0.04, 5, f"+{fmt((finished[1][0] - finished[0][2][-1]) * 60)} min: new session, "
+         f"open (nothing past {label(finished[1][1])})", size=6.5)
+
+    # u2: two sessions, then the late event bridges them
+    u2 = events[events["user"] == "u2"]
+    dots(ax, u2["m"].drop(late) / 60, [6] * (len(u2) - 1))
+    dots(ax, [events.loc[late, "m"] / 60], [6], color=INTERMEDIATE)
+    note(ax, u2["m"].max() / 60 + 0.06, 6, f"{events.loc[late, 'clock']} arrives late, after "
+         f"{u2.loc[:late - 1, 'clock'].max()}", color=INTERMEDIATE, size=6.5, **boxed)
+    before = state(events.loc[:late - 1], "u2")
+    assert len(before) == 2
+    for start, end, times, _ in before:
+        ghost_bar(ax, 7, start, end)
+        dots(ax, times, [7] * len(times), size=3.2)
+    apart = before[1][2][0] - before[0][2][-1]
+    note(ax, before[1][1] + 0.04, 7, f"{fmt(apart * 60)} min apart: two sessions", size=6.5, **boxed)
+    ((start, end, times, final),) = state(events, "u2")
+    assert final and stream_end > end  # u1's 11:30 closes u2's session
+    window_bar(ax, 8, start, end, final=final)
+    dots(ax, [t for t in times if t != events.loc[late, "m"] / 60], [8] * (len(times) - 1), size=3.2)
+    dots(ax, [events.loc[late, "m"] / 60], [8], color=INTERMEDIATE, size=3.2)
+    note(ax, end + 0.04, 8, f"one session, final: u1's {label(stream_end)} is past {label(end)}", size=6.5, **boxed)
+
+    labels = ["events", "after 09:00", "after 09:10", "after 09:25", "after 09:55", "all events",
+              "events", "before", "after the late event"]
+    rows_axis(ax, labels, top_pad=1.1)
+    lane_separators(ax, [5.5], [(2.5, "u1"), (7, "u2")], gap=76)
+    ax.tick_params(axis="y", labelsize=6.5, pad=2)
+    ax.set_xlim(8.75, 13.75)
+    hour_ticks(ax, 9, 13.5, 0.5, label)
+    legend(fig, [LEGEND_FINAL, LEGEND_OPEN, Patch(facecolor="none", edgecolor=MUTED, linestyle=":",
+                                                  label="replaced by the merged session"),
+                 LEGEND_EVENT, Line2D([], [], marker="o", color=INTERMEDIATE, linestyle="none", markersize=4,
+                                      label="late event")])
+    save(fig, out, "sessions_gap")
+
+
 # --- output ------------------------------------------------------------------------------
 
 PICTURES_DRAWN: list[Callable[[Path], None]] = [
@@ -915,6 +1015,7 @@ PICTURES_DRAWN: list[Callable[[Path], None]] = [
     fenl_cron,
     odysseus_interval_pieces,
     odysseus_panes_hopping,
+    sessions_gap,
 ]
 
 _SIZE = re.compile(rb'<svg([^>]*?) width="([0-9.]+)pt" height="([0-9.]+)pt"')
@@ -936,6 +1037,8 @@ def _without_text(fig) -> None:
     the drawing alone, a thumbnail that links to the full picture."""
     if fig._suptitle is not None:
         fig._suptitle.remove()
+    for text in list(fig.texts):  # a subtitle
+        text.remove()
     for ax in fig.axes:
         ax.set_title("")
         for text in list(ax.texts):

@@ -36,9 +36,9 @@ PUBLIC = sorted(name for name in DEFINITIONS if not name.startswith(("_", "defau
 
 
 def test_the_public_macros_are_the_documented_ones():
-    assert PUBLIC == ["count_window_aggregate", "fenl_aggregate", "fenl_since", "fenl_sliding",
+    assert PUBLIC == ["count_window_aggregate", "cumulate", "fenl_aggregate", "fenl_since", "fenl_sliding", "hop",
                       "merge_partial_aggregates", "partial_aggregate", "range_window_aggregate",
-                      "rows_window_aggregate"]
+                      "rows_window_aggregate", "session_window_aggregate", "tumble", "window_top_n"]
 
 
 @pytest.mark.parametrize("name", PUBLIC)

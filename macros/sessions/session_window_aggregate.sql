@@ -1,0 +1,217 @@
+{% macro session_window_aggregate(relation, time_column, gap, aggregates, partition_by=none, arrival_order=none, gap_boundary='inclusive', incremental=none) %}
+  {{- stream_windows._sw_check_call('session_window_aggregate', ['relation', 'time_column', 'gap', 'aggregates', 'partition_by', 'arrival_order', 'gap_boundary', 'incremental'], varargs, kwargs) -}}
+  {{ return(adapter.dispatch('session_window_aggregate', 'stream_windows')(stream_windows._sw_unfiltered(relation), time_column, gap, aggregates, partition_by, arrival_order, gap_boundary, incremental)) }}
+{% endmacro %}
+
+{#- Any adapter but Spark's: the SQL this package writes is Spark SQL. -#}
+{% macro default__session_window_aggregate(relation, time_column, gap, aggregates, partition_by, arrival_order, gap_boundary, incremental) %}
+  {{ return(stream_windows._sw_unsupported_adapter('session_window_aggregate')) }}
+{% endmacro %}
+
+{#- Session windows (docs/semantics.md, "Session windows"): per key, in time then
+    arrival order, a session is a run of events each at most `gap` after the one before
+    it (gap_boundary 'inclusive', as Spark's session_window) or less than `gap` after it
+    ('exclusive'). One row per session: window_start (its first event's time),
+    window_end (its last event's time + gap), window_time (window_end minus one tick,
+    as Flink), event_count, is_final and the aggregates.
+
+    Plan: one sort per key by (time, arrival) gives each event, by lag(), whether it
+    opens a session, and a running sum of those flags numbers the sessions; a GROUP BY
+    (key, session number) computes every aggregate, as one aggregate call each (nest,
+    distinctnest and nth from an arrival-sorted collect_list). The same window checks
+    that no two events of a key share a time and an arrival position.
+
+    incremental={'partition': 'day' | 'month' | a number, 'late_rows': ...} builds it in
+    scheduled runs, partitioned by window_start (docs/incremental.md, "Sessions"). A
+    session can last any time, so no fixed lookback bounds what a run reads. The plan
+    reads the model's own rows instead: a new event at time t can only join a session
+    whose end (last event + gap) is at or after t, so the run recomputes from the
+    earliest start among the sessions whose last event is at or after the incremental
+    plan's first partition (W - gap, or an earlier late or changed row's time - gap).
+    It reads the input from there and leaves out the events of the sessions that
+    started before it: those are final and stay as written. A late event under
+    'reprocess' can merge two written sessions, leaving a partition with none: the
+    run's pre-hook drops the partitions it recomputes first (recording where it
+    started, so a run that dies after the drop is redone from there by the next). -#}
+{% macro spark__session_window_aggregate(relation, time_column, gap, aggregates, partition_by, arrival_order, gap_boundary, incremental) %}
+  {%- set macro_name = 'session_window_aggregate' -%}
+  {%- if not execute -%}{{ return(stream_windows._sw_parse_only(incremental, time_column)) }}{%- endif -%}
+  {%- if relation is none -%}{{ stream_windows._sw_fail(macro_name, 'relation', 'a relation (ref, source or CTE name)', relation) }}{%- endif -%}
+  {%- if time_column is not string or not time_column -%}{{ stream_windows._sw_fail(macro_name, 'time_column', 'a column name', time_column) }}{%- endif -%}
+  {%- set gap_boundary = gap_boundary | lower if gap_boundary is string else gap_boundary -%}
+  {{- stream_windows._sw_check_choice(macro_name, 'gap_boundary', gap_boundary, ['inclusive', 'exclusive']) -}}
+  {%- set session_gap = stream_windows._sw_parse_range(macro_name, 'gap', gap) -%}
+  {%- if session_gap.size <= 0 -%}
+    {{ stream_windows._sw_fail(macro_name, 'gap', "greater than zero (a session ends a gap after its last event)", gap) }}
+  {%- endif -%}
+  {%- set aggs = stream_windows._sw_parse_aggregates(macro_name, aggregates, {'relation': relation, 'duration': 'per session'}) -%}
+  {%- set keys = stream_windows._sw_as_list(macro_name, 'partition_by', partition_by) -%}
+  {%- if arrival_order is not none and (arrival_order is not string or not arrival_order) -%}
+    {{ stream_windows._sw_fail(macro_name, 'arrival_order', 'a column name', arrival_order) }}
+  {%- endif -%}
+  {%- for agg in aggs -%}{{ stream_windows._sw_require_arrival(agg, arrival_order) }}{%- endfor -%}
+  {%- set reserved = ['window_start', 'window_end', 'window_time', 'event_count', 'is_final', 'time_partition'] + keys -%}
+  {%- for agg in aggs if agg.name | lower in reserved -%}
+    {{ stream_windows._sw_fail(macro_name, "aggregates['" ~ agg.name ~ "']", "named apart from the output's own columns (" ~ reserved | join(', ') ~ ")", agg.name) }}
+  {%- endfor -%}
+  {%- set wanted = [('time_column', time_column)] -%}
+  {%- for column in keys -%}{%- do wanted.append(('partition_by', column)) -%}{%- endfor -%}
+  {%- if arrival_order -%}{%- do wanted.append(('arrival_order', arrival_order)) -%}{%- endif -%}
+  {%- for agg in aggs if agg.column != '*' -%}{%- do wanted.append(("aggregates['" ~ agg.name ~ "']", agg.column)) -%}{%- endfor -%}
+  {{- stream_windows._sw_check_columns_exist(macro_name, relation, wanted, {'column': time_column, 'kind': session_gap.kind}) -}}
+  {%- if config.get('incremental_strategy') == 'microbatch' -%}
+    {{ stream_windows._sw_compile_error(macro_name ~ "() in model " ~ model.name ~ ": sessions are built by scheduled runs with the macro's `incremental` argument "
+        ~ "(incremental_strategy='insert_overwrite'), not by dbt's microbatch: a session can span any number of batches, and a batch rerun "
+        ~ "cannot rewrite the later batches' sessions a late event merges.") }}
+  {%- endif -%}
+  {%- set spec = stream_windows._sw_incremental_spec(macro_name, incremental, time_column, session_gap.kind) -%}
+  {%- if spec is not none and arrival_order is none -%}
+    {{ stream_windows._sw_fail(macro_name, 'arrival_order', 'a column giving arrival order (such as seq) for an incremental build (it tells new rows from processed ones)', arrival_order) }}
+  {%- endif -%}
+
+  {%- set interval = session_gap.kind == 'interval' -%}
+  {%- set key = ('unix_micros(cast(' ~ time_column ~ ' as timestamp))') if interval else time_column -%}
+  {%- set size = session_gap.size -%}
+  {%- set source = stream_windows._sw_checked_time(macro_name, relation, keys, time_column, arrival_order) -%}
+  {%- set planned = none -%}
+  {%- set sessions = none -%}
+  {%- if spec is not none -%}
+    {%- set planned = stream_windows._sw_incremental_plan(macro_name, spec, relation, arrival_order, keys, stream_windows._sw_reach(none, future=size), 'input') -%}
+    {%- if not planned.full -%}
+      {%- set sessions = stream_windows._sw_session_rewrite(planned, spec, keys, size) -%}
+      {%- set source = '(select * from ' ~ source ~ ' as _sw_all where ' ~ stream_windows._sw_key_from(planned, sessions.from_key)
+          ~ (' and not ' ~ planned.exclude if planned.exclude else '') ~ ')' -%}
+      {%- if sessions.straddling is not none -%}
+        {%- set source = '(select * from ' ~ source ~ ' as _sw_events left anti join (' ~ sessions.straddling ~ ') as _sw_written on '
+            ~ sessions.on ~ ')' -%}
+      {%- endif -%}
+    {%- endif -%}
+  {%- endif -%}
+
+  {%- set over = ('partition by ' ~ keys | join(', ') ~ ' ') if keys else '' -%}
+  {%- set order = 'order by _sw_key' ~ (', ' ~ arrival_order if arrival_order else '') -%}
+  {#- An event opens a session unless the one before it (same key) is within the gap. -#}
+  {%- set joins = '_sw_key - lag(_sw_key) over _sw_by_time ' ~ ('<=' if gap_boundary == 'inclusive' else '<') ~ ' ' ~ size -%}
+  {%- set opens = 'case when ' ~ joins ~ ' then 0 else 1 end' -%}
+  {%- if arrival_order -%}
+    {%- set repeated = 'lag(_sw_key) over _sw_by_time = _sw_key and lag(' ~ arrival_order ~ ') over _sw_by_time = ' ~ arrival_order -%}
+    {%- set opens = stream_windows._sw_refuse_repeated_arrival(macro_name, repeated, opens, keys, arrival_order) -%}
+  {%- endif -%}
+  {%- set duration = '((max(_sw_key) - min(_sw_key) + ' ~ size ~ ') / ' ~ ('1000000D' if interval else '1D') ~ ')' -%}
+  {%- set outputs = [] -%}
+  {%- for agg in aggs -%}
+    {%- set x = stream_windows._sw_input_expr(agg, none) -%}
+    {%- if agg.function in ('nest', 'distinctnest', 'nth') -%}
+      {%- do outputs.append(stream_windows._sw_from_items(agg, 'array_sort(collect_list(' ~ stream_windows._sw_items_expr(x, arrival_order) ~ '))') ~ ' as ' ~ agg.name) -%}
+    {%- elif agg.function == 'rate' -%}
+      {%- do outputs.append('cast(count(' ~ x ~ ') as double) / ' ~ duration ~ ' as ' ~ agg.name) -%}
+    {%- else -%}
+      {%- do outputs.append(stream_windows._sw_single_window_expr(agg, x, arrival_order, false) ~ ' as ' ~ agg.name) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- if interval -%}
+    {%- set window_start = 'timestamp_micros(_sw_first)' -%}
+    {%- set window_end = 'timestamp_micros(_sw_last + ' ~ size ~ ')' -%}
+    {%- set window_time = 'timestamp_micros(_sw_last + ' ~ (size - 1) ~ ')' -%}
+  {%- else -%}
+    {%- set window_start = '_sw_first' -%}
+    {%- set window_end = '_sw_last + ' ~ size -%}
+    {%- set window_time = '_sw_last + ' ~ size ~ ' - 1' -%}
+  {%- endif -%}
+  {#- Final once the stream (any key) is past the point where the session could still
+      grow: after its end ('inclusive'), at or after it ('exclusive'). -#}
+  {%- set stream_time = '(select max(_sw_stream_key) from (select ' ~ key ~ ' as _sw_stream_key from ' ~ source ~ ' as _sw_stream) as _sw_stream_keys)' -%}
+  {%- set is_final = stream_time ~ (' > ' if gap_boundary == 'inclusive' else ' >= ') ~ '_sw_last + ' ~ size -%}
+
+{%- if planned is not none %}
+{{ stream_windows._sw_plan_comment(planned) }}
+{%- endif %}
+select
+    {{ (keys | join(', ') ~ ',') if keys }}
+    {{ window_start }} as window_start,
+    {{ window_end }} as window_end,
+    {{ window_time }} as window_time,
+    event_count,
+    coalesce({{ is_final }}, false) as is_final,
+    {{ aggs | map(attribute='name') | join(',\n    ') }}
+    {%- if spec is not none %},
+    {{ stream_windows._sw_incremental_partition_column(spec, 'window_start') }}
+    {%- endif %}
+from (
+    select
+        {{ (keys | join(', ') ~ ',') if keys }}
+        min(_sw_key) as _sw_first,
+        max(_sw_key) as _sw_last,
+        count(*) as event_count,
+        {{ outputs | join(',\n        ') }}
+    from (
+        select
+            *,
+            sum(_sw_opens) over ({{ over }}{{ order }} rows between unbounded preceding and current row) as _sw_session
+        from (
+            select *, {{ opens }} as _sw_opens
+            from (select *, {{ key }} as _sw_key from {{ source }} as _sw_input) as _sw_keyed
+            window _sw_by_time as ({{ over }}{{ order }})
+        ) as _sw_flagged
+    ) as _sw_numbered
+    group by {{ (keys | join(', ') ~ ',') if keys }} _sw_session
+) as _sw_sessions
+{% endmacro %}
+
+{% macro _sw_session_rewrite(plan, spec, keys, gap) %}
+  {#- What a scheduled run of a session model rewrites, from the model's own rows:
+      {'from_key': the first recomputed partition's start, 'straddling': a query of the
+      written sessions that started before it and whose events reach into it (their
+      keys, first and last event as keys), or none, 'on': the condition matching an
+      input event to one of them}. Also adds to the plan's prepare the partitions' drop
+      and to its commit the end of the rewrite (see spark__session_window_aggregate). -#}
+  {%- set start_key = ('unix_micros(cast(window_start as timestamp))') if spec.kind == 'interval' else 'window_start' -%}
+  {%- set end_key = ('unix_micros(cast(window_end as timestamp))') if spec.kind == 'interval' else 'window_end' -%}
+  {#- A session can still change when a new event can join it: its last event is at or
+      after the plan's first partition (which lies a gap or more before every new
+      event). The earliest such session's start, and any start recorded by a run that
+      died after its drop, is where this run recomputes from. -#}
+  {%- set question -%}
+    select cast(min({{ start_key }}) as string) as k
+    from {{ this }}
+    where {{ end_key }} - {{ gap }} >= {{ plan.from_key }}
+  {%- endset -%}
+  {%- set earliest = run_query(question).rows[0]['k'] -%}
+  {%- set from_key = plan.from_key -%}
+  {%- if earliest is not none -%}
+    {%- set from_key = [from_key, earliest | int if spec.kind == 'interval' else earliest | float] | min -%}
+  {%- endif -%}
+  {%- set recorded = stream_windows._sw_session_rewrite_from(spec) -%}
+  {%- if recorded is not none -%}{%- set from_key = [from_key, recorded] | min -%}{%- endif -%}
+  {%- set from_key = stream_windows._sw_partition_start(spec, from_key) -%}
+  {%- set first_day = modules.datetime.datetime.utcfromtimestamp(from_key / 1000000).strftime('%Y-%m-%d') if spec.kind == 'interval' else none -%}
+  {#- Drop every written partition from there on before the write: each is rewritten
+      whole, and one whose sessions a late event merged into an earlier one gets no row
+      to overwrite it with. The start is recorded first and cleared after the write. -#}
+  {%- do plan.prepare.append("alter table " ~ this ~ " set tblproperties ('stream_windows.sessions_from' = '" ~ from_key ~ "')") -%}
+  {%- for row in run_query('show partitions ' ~ this) -%}
+    {%- set value = row[0].split('=', 1)[1] -%}
+    {%- if (spec.kind == 'interval' and value >= first_day) or (spec.kind != 'interval' and (value | float) >= from_key) -%}
+      {%- do plan.prepare.append('alter table ' ~ this ~ ' drop if exists partition (time_partition = ' ~ ("'" ~ value ~ "'" if spec.kind == 'interval' else value) ~ ')') -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- do plan.commit.append("alter table " ~ this ~ " unset tblproperties if exists ('stream_windows.sessions_from')") -%}
+  {%- set on = [] -%}
+  {%- for column in keys -%}{%- do on.append('_sw_events.' ~ column ~ ' <=> _sw_written.' ~ column) -%}{%- endfor -%}
+  {%- set event_key = stream_windows._sw_incremental_key({'time_column': '_sw_events.' ~ spec.time_column, 'kind': spec.kind}) -%}
+  {%- do on.append(event_key ~ ' between _sw_written._sw_first and _sw_written._sw_last') -%}
+  {%- set straddling -%}
+    select {{ (keys | join(', ') ~ ',') if keys }} {{ start_key }} as _sw_first, {{ end_key }} - {{ gap }} as _sw_last
+    from {{ this }}
+    where {{ start_key }} < {{ from_key }} and {{ end_key }} - {{ gap }} >= {{ from_key }}
+  {%- endset -%}
+  {{ return({'from_key': from_key, 'straddling': straddling, 'on': on | join(' and ')}) }}
+{% endmacro %}
+
+{% macro _sw_session_rewrite_from(spec) %}
+  {#- The start a run that dropped partitions recorded before it died, or none. -#}
+  {%- for row in run_query('show tblproperties ' ~ this) if row[0] == 'stream_windows.sessions_from' -%}
+    {{ return(row[1] | int if spec.kind == 'interval' else row[1] | float) }}
+  {%- endfor -%}
+  {{ return(none) }}
+{% endmacro %}
