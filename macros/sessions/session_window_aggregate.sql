@@ -59,11 +59,7 @@
   {%- if arrival_order -%}{%- do wanted.append(('arrival_order', arrival_order)) -%}{%- endif -%}
   {%- for agg in aggs if agg.column != '*' -%}{%- do wanted.append(("aggregates['" ~ agg.name ~ "']", agg.column)) -%}{%- endfor -%}
   {{- stream_windows._sw_check_columns_exist(macro_name, relation, wanted, {'column': time_column, 'kind': session_gap.kind}) -}}
-  {%- if config.get('incremental_strategy') == 'microbatch' -%}
-    {{ stream_windows._sw_compile_error(macro_name ~ "() in model " ~ model.name ~ ": sessions are built by scheduled runs with the macro's `incremental` argument "
-        ~ "(incremental_strategy='insert_overwrite'), not by dbt's microbatch: a session can span any number of batches, and a batch rerun "
-        ~ "cannot rewrite the later batches' sessions a late event merges.") }}
-  {%- endif -%}
+  {%- set microbatch = stream_windows._sw_microbatch(macro_name, incremental) -%}
   {%- set spec = stream_windows._sw_incremental_spec(macro_name, incremental, time_column, session_gap.kind) -%}
   {%- if spec is not none and arrival_order is none -%}
     {{ stream_windows._sw_fail(macro_name, 'arrival_order', 'a column giving arrival order (such as seq) for an incremental build (it tells new rows from processed ones)', arrival_order) }}
@@ -74,18 +70,39 @@
   {%- set size = session_gap.size -%}
   {%- set source = stream_windows._sw_checked_time(macro_name, relation, keys, time_column, arrival_order) -%}
   {%- set planned = none -%}
-  {%- set sessions = none -%}
+  {%- set rewrite = none -%}
   {%- if spec is not none -%}
     {%- set planned = stream_windows._sw_incremental_plan(macro_name, spec, relation, arrival_order, keys, stream_windows._sw_reach(none, future=size), 'input') -%}
     {%- if not planned.full -%}
-      {%- set sessions = stream_windows._sw_session_rewrite(planned, spec, keys, size) -%}
-      {%- set source = '(select * from ' ~ source ~ ' as _sw_all where ' ~ stream_windows._sw_key_from(planned, sessions.from_key)
+      {%- set rewrite = stream_windows._sw_session_rewrite(planned, spec, keys, size) -%}
+      {%- set source = '(select * from ' ~ source ~ ' as _sw_all where ' ~ stream_windows._sw_key_from(planned, rewrite.from_key)
           ~ (' and not ' ~ planned.exclude if planned.exclude else '') ~ ')' -%}
-      {%- if sessions.straddling is not none -%}
-        {%- set source = '(select * from ' ~ source ~ ' as _sw_events left anti join (' ~ sessions.straddling ~ ') as _sw_written on '
-            ~ sessions.on ~ ')' -%}
-      {%- endif -%}
     {%- endif -%}
+  {%- endif -%}
+  {%- set batch_rows = none -%}
+  {%- set emptied = none -%}
+  {%- if microbatch is not none -%}
+    {%- if not interval or microbatch.event_time | lower != 'window_start' -%}
+      {{ stream_windows._sw_compile_error(macro_name ~ "() in model " ~ model.name ~ " (incremental_strategy='microbatch'): configure event_time='window_start' (a session's row is placed in the batch of its first event) over a timestamp time column (dbt's batches are spans of time); got event_time="
+          ~ microbatch.event_time ~ ", gap " ~ gap ~ ".") }}
+    {%- endif -%}
+    {%- if microbatch.start is not none -%}
+      {#- The batch's sessions, and the written sessions its events can extend or merge;
+          a batch that starts the table (the first, or a full refresh's) reads every
+          event and keeps the sessions starting in it. -#}
+      {%- set rewrite_from = microbatch.start -%}
+      {%- if is_incremental() -%}
+        {%- set rewrite = stream_windows._sw_session_batch_rewrite(microbatch, keys, time_column, size) -%}
+        {%- set rewrite_from = rewrite.from_key -%}
+        {%- set emptied = rewrite.written_partitions -%}
+        {%- set source = '(select * from ' ~ source ~ ' as _sw_all where ' ~ key ~ ' >= ' ~ rewrite_from ~ ')' -%}
+      {%- endif -%}
+      {%- set batch_rows = stream_windows._sw_batch_rows(macro_name, microbatch, rewrite_from, none) -%}
+    {%- endif -%}
+  {%- endif -%}
+  {%- if rewrite is not none and rewrite.straddling is not none -%}
+    {%- set source = '(select * from ' ~ source ~ ' as _sw_events left anti join (' ~ rewrite.straddling ~ ') as _sw_written on '
+        ~ rewrite.on ~ ')' -%}
   {%- endif -%}
 
   {%- set over = ('partition by ' ~ keys | join(', ') ~ ' ') if keys else '' -%}
@@ -123,8 +140,32 @@
   {%- set stream_time = '(select max(_sw_stream_key) from (select ' ~ key ~ ' as _sw_stream_key from ' ~ source ~ ' as _sw_stream) as _sw_stream_keys)' -%}
   {%- set is_final = stream_time ~ (' > ' if gap_boundary == 'inclusive' else ' >= ') ~ '_sw_last + ' ~ size -%}
 
+  {#- Every event with _sw_opens: 1 where it opens a session (its key's first event,
+      or the first after a pause longer than the gap). -#}
+  {%- set flagged -%}
+            select *, {{ opens }} as _sw_opens
+            from (select *, {{ key }} as _sw_key from {{ source }} as _sw_input) as _sw_keyed
+            window _sw_by_time as ({{ over }}{{ order }})
+  {%- endset -%}
+  {%- set missing = none -%}
+  {%- if emptied -%}
+    {#- A written partition of this batch's span in which no session starts any more (a
+        late event merged its sessions into an earlier one) would keep its rows: a
+        batch overwrites only the partitions it writes rows to. The sessions' starts
+        are the events that open one. -#}
+    {%- set missing -%}
+      (select min(_sw_written_partition) from (select explode(array({{ emptied | join(', ') }})) as _sw_written_partition) as _sw_written
+       where _sw_written_partition not in (
+           select {{ stream_windows._sw_batch_partition_column(microbatch, 'timestamp_micros(_sw_key)').split(' as time_partition')[0] }}
+           from ({{ flagged }}) as _sw_starts where _sw_opens = 1))
+    {%- endset -%}
+  {%- endif -%}
+
 {%- if planned is not none %}
 {{ stream_windows._sw_plan_comment(planned) }}
+{%- endif %}
+{%- if batch_rows is not none %}
+select * from (
 {%- endif %}
 select
     {{ (keys | join(', ') ~ ',') if keys }}
@@ -136,6 +177,9 @@ select
     {{ aggs | map(attribute='name') | join(',\n    ') }}
     {%- if spec is not none %},
     {{ stream_windows._sw_incremental_partition_column(spec, 'window_start') }}
+    {%- endif %}
+    {%- if microbatch is not none %},
+    {{ stream_windows._sw_batch_partition_column(microbatch, window_start) }}
     {%- endif %}
 from (
     select
@@ -149,38 +193,29 @@ from (
             *,
             sum(_sw_opens) over ({{ over }}{{ order }} rows between unbounded preceding and current row) as _sw_session
         from (
-            select *, {{ opens }} as _sw_opens
-            from (select *, {{ key }} as _sw_key from {{ source }} as _sw_input) as _sw_keyed
-            window _sw_by_time as ({{ over }}{{ order }})
+{{ flagged }}
         ) as _sw_flagged
     ) as _sw_numbered
     group by {{ (keys | join(', ') ~ ',') if keys }} _sw_session
 ) as _sw_sessions
+{%- if batch_rows is not none %}
+) as _sw_batch
+where {{ batch_rows }}
+{%- if missing is not none %}
+    and case when {{ missing }} is not null then raise_error(concat('{{ macro_name }}() in model {{ model.name }}: no session starts in the written batch ',
+        cast({{ missing }} as string), ' any more (a late event merged its sessions into an earlier one), and a batch cannot empty a partition it does not write: rebuild the model with --full-refresh.'))
+        else true end
+{%- endif %}
+{%- endif %}
 {% endmacro %}
 
 {% macro _sw_session_rewrite(plan, spec, keys, gap) %}
   {#- What a scheduled run of a session model rewrites, from the model's own rows:
-      {'from_key': the first recomputed partition's start, 'straddling': a query of the
-      written sessions that started before it and whose events reach into it (their
-      keys, first and last event as keys), or none, 'on': the condition matching an
-      input event to one of them}. Also adds to the plan's prepare the partitions' drop
-      and to its commit the end of the rewrite (see spark__session_window_aggregate). -#}
-  {%- set start_key = ('unix_micros(cast(window_start as timestamp))') if spec.kind == 'interval' else 'window_start' -%}
-  {%- set end_key = ('unix_micros(cast(window_end as timestamp))') if spec.kind == 'interval' else 'window_end' -%}
-  {#- A session can still change when a new event can join it: its last event is at or
-      after the plan's first partition (which lies a gap or more before every new
-      event). The earliest such session's start, and any start recorded by a run that
-      died after its drop, is where this run recomputes from. -#}
-  {%- set question -%}
-    select cast(min({{ start_key }}) as string) as k
-    from {{ this }}
-    where {{ end_key }} - {{ gap }} >= {{ plan.from_key }}
-  {%- endset -%}
-  {%- set earliest = run_query(question).rows[0]['k'] -%}
-  {%- set from_key = plan.from_key -%}
-  {%- if earliest is not none -%}
-    {%- set from_key = [from_key, earliest | int if spec.kind == 'interval' else earliest | float] | min -%}
-  {%- endif -%}
+      {'from_key': the first recomputed partition's start, and the written sessions
+      reaching into it (_sw_straddling_sessions)}; adds to the plan's prepare the drop
+      of the partitions it rewrites and to its commit the end of the rewrite (see
+      spark__session_window_aggregate). -#}
+  {%- set from_key = stream_windows._sw_sessions_still_open(spec.kind, gap, plan.from_key) -%}
   {%- set recorded = stream_windows._sw_session_rewrite_from(spec) -%}
   {%- if recorded is not none -%}{%- set from_key = [from_key, recorded] | min -%}{%- endif -%}
   {%- set from_key = stream_windows._sw_partition_start(spec, from_key) -%}
@@ -196,9 +231,58 @@ from (
     {%- endif -%}
   {%- endfor -%}
   {%- do plan.commit.append("alter table " ~ this ~ " unset tblproperties if exists ('stream_windows.sessions_from')") -%}
+  {{ return(stream_windows._sw_straddling_sessions(keys, spec.time_column, spec.kind, gap, from_key)) }}
+{% endmacro %}
+
+{% macro _sw_session_batch_rewrite(microbatch, keys, time_column, gap) %}
+  {#- What one of dbt's batches of a session model rewrites, from the sessions earlier
+      batches wrote: from the batch holding the earliest start of a session its events
+      can join (last event a gap or less before the batch), as
+      _sw_straddling_sessions says, with 'written_partitions': the partitions written
+      in its span, as SQL literals (a batch checks that each still gets a row). -#}
+  {%- set from_key = stream_windows._sw_sessions_still_open('interval', gap, microbatch.start - gap) -%}
+  {%- set from_key = stream_windows._sw_batch_start(microbatch, [from_key, microbatch.start] | min) -%}
+  {%- set fmt = '%Y-%m-%d %H:%M:%S' if microbatch.size == 'hour' else '%Y-%m-%d' -%}
+  {%- set low = modules.datetime.datetime.utcfromtimestamp(from_key / 1000000).strftime(fmt) -%}
+  {%- set high = modules.datetime.datetime.utcfromtimestamp(microbatch.end / 1000000).strftime(fmt) -%}
+  {%- set written = [] -%}
+  {%- for row in run_query('show partitions ' ~ this) -%}
+    {%- set value = row[0].split('=', 1)[1] -%}
+    {%- if value >= low and value < high -%}
+      {%- do written.append(("timestamp'" if microbatch.size == 'hour' else "date'") ~ value ~ "'") -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- set rewrite = stream_windows._sw_straddling_sessions(keys, time_column, 'interval', gap, from_key) -%}
+  {%- do rewrite.update({'written_partitions': written}) -%}
+  {{ return(rewrite) }}
+{% endmacro %}
+
+{% macro _sw_sessions_still_open(kind, gap, since) %}
+  {#- The earliest start (as a key) among the model's written sessions whose last event
+      is at or after `since`, the sessions an event a gap or less after `since` can
+      still join; `since` when there is none (or it is earlier). -#}
+  {%- set start_key = ('unix_micros(cast(window_start as timestamp))') if kind == 'interval' else 'window_start' -%}
+  {%- set end_key = ('unix_micros(cast(window_end as timestamp))') if kind == 'interval' else 'window_end' -%}
+  {%- set question -%}
+    select cast(min({{ start_key }}) as string) as k
+    from {{ this }}
+    where {{ end_key }} - {{ gap }} >= {{ since }}
+  {%- endset -%}
+  {%- set earliest = run_query(question).rows[0]['k'] -%}
+  {%- if earliest is none -%}{{ return(since) }}{%- endif -%}
+  {{ return([since, earliest | int if kind == 'interval' else earliest | float] | min) }}
+{% endmacro %}
+
+{% macro _sw_straddling_sessions(keys, time_column, kind, gap, from_key) %}
+  {#- {'from_key', 'straddling': a query of the written sessions that started before
+      from_key and whose events reach into it (their keys, first and last event as
+      keys), 'on': the condition matching an input event (_sw_events) to one of them}.
+      Those sessions are final, and their events are left out of the rewrite. -#}
+  {%- set start_key = ('unix_micros(cast(window_start as timestamp))') if kind == 'interval' else 'window_start' -%}
+  {%- set end_key = ('unix_micros(cast(window_end as timestamp))') if kind == 'interval' else 'window_end' -%}
   {%- set on = [] -%}
   {%- for column in keys -%}{%- do on.append('_sw_events.' ~ column ~ ' <=> _sw_written.' ~ column) -%}{%- endfor -%}
-  {%- set event_key = stream_windows._sw_incremental_key({'time_column': '_sw_events.' ~ spec.time_column, 'kind': spec.kind}) -%}
+  {%- set event_key = stream_windows._sw_incremental_key({'time_column': '_sw_events.' ~ time_column, 'kind': kind}) -%}
   {%- do on.append(event_key ~ ' between _sw_written._sw_first and _sw_written._sw_last') -%}
   {%- set straddling -%}
     select {{ (keys | join(', ') ~ ',') if keys }} {{ start_key }} as _sw_first, {{ end_key }} - {{ gap }} as _sw_last

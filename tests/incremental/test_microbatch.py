@@ -87,10 +87,16 @@ WINDOWS = {
     "fenl_days": ("{{ stream_windows.fenl_aggregate(relation=source('raw', 'events'), entity='k', time_column='ts', "
                   "arrival_order='seq', window=stream_windows.fenl_since(period='daily'), "
                   "time_zone='America/New_York', aggregates=" + FENL_AGGREGATES + ") }}"),
+    # Sessions with a 2-hour gap: most cross a batch's midnight, and the late row joins
+    # (or bridges) key a's sessions of March 2.
+    "sessions": ("{{ stream_windows.session_window_aggregate(relation=source('raw', 'events'), time_column='ts', "
+                 "gap='2 hours', partition_by='k', arrival_order='seq', aggregates=" + AGGREGATES + ") }}"),
 }
 # The output column that places a row in its batch (event_time), and the table's order.
-EVENT_TIME = {"count": "point_at", "panes": "pane_start", "merged": "window_start", "fenl_days": "period_start"}
-ORDER = {"count": "k, point_at", "panes": "k, pane_start", "merged": "k, window_start", "fenl_days": "k, period_start"}
+EVENT_TIME = {"count": "point_at", "panes": "pane_start", "merged": "window_start", "fenl_days": "period_start",
+              "sessions": "window_start"}
+ORDER = {"count": "k, point_at", "panes": "k, pane_start", "merged": "k, window_start", "fenl_days": "k, period_start",
+         "sessions": "k, window_start"}
 REFERENCE_AGGREGATES = {"n": ("count", "*"), "total": ("sum", "v"), "low": ("min", "v")}
 # Models that must fail, each with the line that says why.
 REFUSED = {
@@ -168,6 +174,9 @@ def project(tmp_path_factory, spark) -> Path:
         MICROBATCH.replace("batch_size='day'", "batch_size='hour'") + WINDOWS["following"] + "\n")
     for name, (sql, _) in REFUSED.items():
         (root / "models" / f"{name}.sql").write_text(sql + "\n")
+    (root / "models" / "daily_sessions.sql").write_text(
+        MICROBATCH.replace("event_time='ts'", "event_time='window_start'")
+        + WINDOWS["sessions"].replace("gap='2 hours'", "gap='30 minutes'") + "\n")
     for schema in (SCHEMA, RAW):
         spark.sql(f"drop schema if exists {schema} cascade")
     spark.sql(f"create schema {RAW}")
@@ -353,3 +362,32 @@ def test_random_arrivals_runs_and_backfills_equal_a_full_rebuild(project, spark,
             start = DAY.date() + timedelta(days=rng.randint(0, 5))
             _batches(project, start.isoformat(), (start + timedelta(days=rng.randint(1, 2))).isoformat())
     _assert_equal_to_a_rebuild(spark, project, arrived)
+
+
+def test_a_session_batch_that_would_be_left_without_sessions_fails_naming_it(project, spark, capfd):
+    """One key's views over a midnight: a session [23:20 .. 00:15] and, 40 minutes
+    later, one at 00:55, the only session starting on March 2. A late view at 00:35,
+    taken in by a backfill of both days, merges them into one session starting on March
+    1: the batch of March 2 would write no row, and a batch overwrites only the
+    partitions it writes, so it fails, naming the batch, rather than leave the stale
+    session there (the incremental mode drops it: tests/incremental/
+    test_sessions_in_batches.py). A full refresh gives the merged session."""
+    spark.sql(f"truncate table {RAW}.events")
+    at = [datetime(2024, 3, 1, 23, 20), datetime(2024, 3, 1, 23, 50), datetime(2024, 3, 2, 0, 15),
+          datetime(2024, 3, 2, 0, 55)]
+    _arrive(spark, [{"seq": i + 1, "k": "u1", "ts": t, "v": 1} for i, t in enumerate(at)])
+    days = ("--event-time-start", "2024-03-01", "--event-time-end", "2024-03-03")
+    run_dbt("run", "--select", "daily_sessions", "--full-refresh", *days, project_dir=project)
+    assert len(spark.table(f"{SCHEMA}.daily_sessions").collect()) == 2
+    _arrive(spark, [{"seq": 5, "k": "u1", "ts": datetime(2024, 3, 2, 0, 35), "v": 1}])
+    capfd.readouterr()
+    result = run_dbt("run", "--select", "daily_sessions", *days, project_dir=project, expect_success=False)
+    # March 1's batch writes the merged session; March 2's fails (dbt: partial success).
+    assert str(result.result.results[0].status) == "partial success"
+    console = " ".join(capfd.readouterr().out.split())
+    assert ("no session starts in the written batch 2024-03-02 any more (a late event merged its sessions into an "
+            "earlier one)") in console, console[-3000:]
+    run_dbt("run", "--select", "daily_sessions", "--full-refresh", *days, project_dir=project)
+    rows = spark.table(f"{SCHEMA}.daily_sessions").collect()
+    assert [(r["n"], r["window_start"], r["window_end"]) for r in rows] == \
+        [(5, datetime(2024, 3, 1, 23, 20), datetime(2024, 3, 2, 1, 25))]

@@ -4,7 +4,8 @@ rebuild over the same input: sessions that span a batch boundary are extended an
 closed, a late view under 'reprocess' that falls between two written sessions merges
 them (and a day left with no session start loses its stale row), 'audit' keeps a late
 view out and records it, 'error' fails the run naming it, and a run that dies after
-its pre-hook dropped the partitions it rewrites is redone whole by the next.
+its pre-hook dropped the partitions it rewrites is redone whole by the next. (Sessions
+under dbt's microbatch: tests/incremental/test_microbatch.py.)
 
 The harness replays the seed `page_views` under the staging view: it overwrites the
 seed table with the views that have arrived so far, runs page_view_sessions_30m
@@ -144,3 +145,4 @@ def test_a_late_view_fails_the_run_by_default_and_is_audited_under_audit(views):
     assert [r["view_id"] for r in spark.table(f"{SCHEMA}.{MODEL}__late_rows").collect()] == [5]
     assert sessions_now(spark) == [("04 23:20", "05 00:45", 3), ("05 00:55", "05 01:25", 1)]
     spark.sql(f"drop table if exists {SCHEMA}.{MODEL}__late_rows")
+
