@@ -18,6 +18,7 @@ from bench import (
     odysseus_panes,
     on_cluster,
     report,
+    sessions,
     single_machine,
     sqlstream_ranges,
     streambase_field_dimension,
@@ -27,7 +28,7 @@ from bench import (
 
 BENCHMARKS = {"sqlstream": sqlstream_ranges, "streambase": streambase_field_dimension, "fenl": fenl_windows,
               "streaminsight": streaminsight_count_windows,
-              "odysseus": odysseus_intervals, "panes": odysseus_panes,
+              "odysseus": odysseus_intervals, "panes": odysseus_panes, "sessions": sessions,
               "incremental": incremental_runs, "single-machine": single_machine, "growth": growth,
               "cluster": on_cluster, "widths": widths}
 
