@@ -18,6 +18,10 @@ FENL_OK = dict(
     aggregates="{'s': 'sum(amount)'}",
 )
 ROWS_OK = dict(relation=WEATHER, rows="3", aggregates="{'t': 'min(temp)'}", arrival_order="'seq'")
+VIEWS = "ref('stg_clickstream__page_views')"
+SESSIONS_OK = dict(relation=VIEWS, time_column="'viewed_at'", gap="'30 minutes'", partition_by="'user_id'",
+                   arrival_order="'view_id'", aggregates="{'n': 'count(*)'}")
+TUMBLE_OK = dict(relation=VIEWS, time_column="'viewed_at'", size="'1 hour'", aggregates="{'n': 'count(*)'}")
 PANES_OK = dict(relation="ref('auction_bids')", group_by="['bidder']",
                 pane="{'time_column': 'date_time', 'size': '1 hour'}", aggregates="{'p': 'max(price)'}",
                 arrival_order="'seq'")
@@ -291,6 +295,61 @@ CASES = [
         "partial_aggregate(): `incremental['partition']` must be 'day' or 'month' (the window's size is an "
         "interval); got '10'.",
         id="incremental timestamp panes with a numeric partition",
+    ),
+    pytest.param(
+        call("session_window_aggregate", SESSIONS_OK, gap="0"),
+        "session_window_aggregate(): `gap` must be greater than zero (a session ends a gap after its last event); "
+        "got '0'.",
+        id="session gap of zero",
+    ),
+    pytest.param(
+        call("session_window_aggregate", SESSIONS_OK, gap="30"),
+        "session_window_aggregate(): `time_column` must be a numeric column (the window is measured in numbers) of ",
+        id="numeric session gap over a timestamp",
+    ),
+    pytest.param(
+        call("session_window_aggregate", SESSIONS_OK, gap_boundary="'closed'"),
+        "session_window_aggregate(): `gap_boundary` must be one of",
+        id="unknown gap boundary",
+    ),
+    pytest.param(
+        call("session_window_aggregate", SESSIONS_OK, aggregates="{'window_end': 'max(viewed_at)'}"),
+        "session_window_aggregate(): `aggregates['window_end']` must be named apart from the output's own columns",
+        id="session aggregate named like an output column",
+    ),
+    pytest.param(
+        call("session_window_aggregate", SESSIONS_OK, arrival_order=None, aggregates="{'f': 'first(page)'}"),
+        "session_window_aggregate(): `arrival_order` must be a column giving arrival order for first()",
+        id="session first() without arrival order",
+    ),
+    pytest.param(
+        call("session_window_aggregate", SESSIONS_OK, incremental="{'partition': 'day'}"),
+        "session_window_aggregate(): `incremental` must be used in a model configured materialized='incremental', "
+        "incremental_strategy='insert_overwrite', partition_by=['time_partition']",
+        id="incremental sessions in a model that is not incremental",
+    ),
+    pytest.param(
+        call("cumulate", TUMBLE_OK, size="'1 hour'", step="'25 minutes'"),
+        "cumulate(): `step` must be a step that divides `size`",
+        id="cumulate step not dividing the size",
+    ),
+    pytest.param(
+        call("hop", TUMBLE_OK, slide="5"),
+        "hop(): `slide` must be an interval, as `size` is; got '5'.",
+        id="numeric slide with an interval size",
+    ),
+    pytest.param(
+        call("window_top_n", {**TUMBLE_OK, "aggregates": None}, n="0", order_by="'dwell_ms desc'",
+             arrival_order="'view_id'"),
+        "window_top_n(): `n` must be a whole number of rows >= 1; got '0'.",
+        id="top-n of zero rows",
+    ),
+    pytest.param(
+        call("window_top_n", {**TUMBLE_OK, "aggregates": None}, n="3", order_by="'dwell_ms sideways'",
+             arrival_order="'view_id'"),
+        "window_top_n(): `order_by` must be a column, or a list of columns, each optionally followed by asc or desc; "
+        "got 'dwell_ms sideways'.",
+        id="top-n order with an unknown direction",
     ),
 ]
 
