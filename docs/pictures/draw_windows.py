@@ -50,11 +50,10 @@ SMALL_WIDTH_PT = 150.0
 # (`![<alt>]({{ doc('stream_windows_picture_<name>') }})` in macros/*.yml): dbt copies only the root
 # project's asset-paths, so in a project that installs the package a picture file would
 # not be there. Inline, its text is SVG text (not glyph paths), a third of the bytes.
+# Which pictures: those the macros' YAML shows (read from it, not kept here).
 MACRO_PICTURES_MD = "macro_pictures.md"
-MACRO_PICTURES = [
-    "sqlstream_range_ties", "sqlstream_range_following", "sqlstream_rows", "streaminsight_count_points",
-    "fenl_cumulative", "fenl_sliding", "fenl_since", "fenl_cron", "odysseus_panes_hopping", "sessions_gap",
-]
+MACRO_PICTURES = sorted({match for path in (REPO / "macros").rglob("*.yml")
+                         for match in re.findall(r"doc\('stream_windows_picture_(\w+)'\)", path.read_text())})
 
 WIDTH_IN = 7.2
 EVENT = "#222222"

@@ -28,19 +28,10 @@ import pytest
 from tests.cluster.conftest import CLUSTER_DIR, executor_folders
 from tests.conftest import PROJECT_DIR, SPARK_DIR
 from tests.warehouse_tables import assert_same_tables, built_tables
+from tests.window_kinds import example_models
 
-SELECTED = [
-    "ticker_hourly_volume",  # SQLstream RANGE with rowtime bounds
-    "trade_volume_30s",  # StreamBase tumbling (Python)
-    "weekly_temperature_all",  # StreamBase value ranges, optional windows 'all' (Python)
-    "field_jump_windows",  # StreamBase per-group plan, drain (Python)
-    "point_events_count_window_2",  # StreamInsight count window (SQL)
-    "interval_events_count_window_2_twa",  # StreamInsight user aggregate (Python)
-    "purchase_amount_sum_last_2_valid",  # Fenl sliding
-    "stock_price_yearly",  # Fenl cron window
-    "auction_bidder_max_price",  # Odysseus panes merged (SQL)
-    "validity_events_count",  # Odysseus interval semantics (Python)
-]
+# One model of each window kind (tests/window_kinds.py).
+SELECTED = example_models()
 
 
 @pytest.mark.proof

@@ -4,21 +4,18 @@ replay driver runs it in a process with its own catalog."""
 
 from __future__ import annotations
 
+from tests.window_kinds import mechanism_models, replayed_models
+
 SCHEMA = "stream_windows"
 SEED = f"{SCHEMA}.hourly_temperatures"
 FULL = f"{SCHEMA}.sw_harness_all_readings"
-MODELS = ["hourly_temperatures_city_stats_24h", "hourly_temperatures_city_stats_next_24h",
-          "hourly_temperatures_city_last_6_readings", "hourly_temperatures_city_count_window_24",
-          "hourly_temperatures_city_field_6h", "hourly_temperatures_city_fenl_daily",
-          "hourly_temperatures_city_fenl_mild", "hourly_temperatures_city_fenl_days",
-          "hourly_temperatures_city_pair_daily_partials", "hourly_temperatures_city_valid_3h"]
-# The killed-run test builds one model of each incremental mechanism (the batch tests
-# build them all): RANGE windows, count windows (watermark from the input), the field
-# dimension (append), Fenl state, Fenl cron windows and interval semantics (a Python
-# model overwriting partitions).
-KILLED_RUN_MODELS = ["hourly_temperatures_city_stats_24h", "hourly_temperatures_city_count_window_24",
-                     "hourly_temperatures_city_field_6h", "hourly_temperatures_city_fenl_daily",
-                     "hourly_temperatures_city_fenl_days", "hourly_temperatures_city_valid_3h"]
+# The incremental models over the replayed hourly temperatures, and one of each
+# incremental mechanism for the killed-run test (the batch tests build them all): RANGE
+# windows (output watermark), the field dimension (append), count windows (watermark from
+# the input), Fenl state, Fenl cron windows and interval semantics (a Python model
+# overwriting partitions). Both from the window kinds' registry, tests/window_kinds.py.
+MODELS = replayed_models()
+KILLED_RUN_MODELS = mechanism_models()
 # The tables a model keeps beside its own: the Fenl models' per-entity state, the
 # cron window's entities, and the input partitions' fingerprints.
 COMPANIONS = ["__fenl_state", "__fenl_entities", "__input_fingerprints"]

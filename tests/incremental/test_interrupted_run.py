@@ -64,5 +64,7 @@ def test_a_build_killed_mid_run_then_rerun_equals_a_full_rebuild(tmp_path):
     # 24-reading window; one per 6-hour field window that a later reading closed (starts
     # at hours 0..643 of 650); one per city and day (Jan 1-28) in the cron window; one
     # per city and hour that a 3-hour reading covers (hours 0..651).
-    expected = [1300, 2 * (650 - 23), 2 * (650 - 6), 1300, 2 * 28, 2 * 652]
-    assert [report["rows"][m] for m in MODELS] == expected, (delay, report)
+    expected = {"hourly_temperatures_city_stats_24h": 1300, "hourly_temperatures_city_count_window_24": 2 * (650 - 23),
+                "hourly_temperatures_city_field_6h": 2 * (650 - 6), "hourly_temperatures_city_fenl_daily": 1300,
+                "hourly_temperatures_city_fenl_days": 2 * 28, "hourly_temperatures_city_valid_3h": 2 * 652}
+    assert {m: report["rows"][m] for m in MODELS} == expected, (delay, report)

@@ -16,19 +16,16 @@ import pytest
 
 from tests.conftest import run_dbt
 from tests.incremental.replay import SCHEMA, SEED
+from tests.window_kinds import incremental_sql_models
 
 # The tests run commands on the whole project's build.
 pytestmark = pytest.mark.usefixtures("project_build")
 
 AUDIT = ["--vars", "{late_rows: audit}"]
-MODELS = [
-    "hourly_temperatures_city_stats_24h",  # RANGE: late rows audited by a run
-    "hourly_temperatures_city_last_6_readings",  # ROWS
-    "hourly_temperatures_city_count_window_24",  # count window (input watermark)
-    "hourly_temperatures_city_pair_daily_partials",  # panes
-    "hourly_temperatures_city_fenl_mild",  # Fenl sliding: a kept state
-    "hourly_temperatures_city_fenl_days",  # Fenl cron: the entities it has seen
-]
+# Each SQL window kind's own incremental model (tests/window_kinds.py): the RANGE one's
+# late rows are audited by a run, the Fenl ones keep a state, the session one a plan that
+# drops partitions in its pre-hook.
+MODELS = incremental_sql_models()
 
 
 def catalog(spark) -> tuple:

@@ -10,10 +10,16 @@ import os
 from pathlib import Path
 
 import pytest
+import yaml
+
+from tests.window_kinds import folder_models
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 DEFINITIONS_FILE = PROJECT_DIR / "orchestration" / "dagster_definitions.py"
-HOURLY_FOLDERS = ("sqlstream", "streaminsight", "odysseus", "streambase")
+# The folders dbt_project.yml tags `hourly` (the one place a folder's schedule is kept).
+FOLDER_CONFIG = yaml.safe_load((PROJECT_DIR / "dbt_project.yml").read_text())["models"]["stream_windows"]
+HOURLY_FOLDERS = tuple(folder for folder, config in FOLDER_CONFIG.items()
+                       if isinstance(config, dict) and "hourly" in config.get("+tags", []))
 
 
 def models_in(*folders: str) -> set[str]:
@@ -76,15 +82,9 @@ def test_dbt_resource_points_at_the_project(defs):
 
 @pytest.mark.parametrize(
     "model",
-    [
-        pytest.param("hourly_temperatures_city_stats_24h", id="sqlstream SQL model"),
-        pytest.param("point_events_count_window_2", id="streaminsight SQL model"),
-        pytest.param("interval_events_count_window_2_twa", id="streaminsight python model"),
-        pytest.param("auction_bidder_max_price", id="odysseus SQL model"),
-        pytest.param("trade_volume_30s", id="streambase python model"),
-        pytest.param("purchase_amount_sum_cumulative", id="fenl SQL model"),
-        pytest.param("stg_vega__hourly_temperatures", id="staging model"),
-    ],
+    # A model of each folder (tests/window_kinds.py), and a staging model.
+    [pytest.param(model, id=f"{folder} model") for folder, model in folder_models().items()]
+    + [pytest.param("stg_vega__hourly_temperatures", id="staging model")],
 )
 def test_asset_keys_include_model(defs, model):
     assert model in {key.path[-1] for key in defs.resolve_all_asset_keys()}
