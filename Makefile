@@ -55,8 +55,20 @@ run: setup
 # Each run leaves every test's seconds in .spark/durations-<tier>.json; `make
 # durations-table` keeps the newest in bench/results/suite/ and regenerates
 # docs/development.md's table from it.
+# Two pytest processes side by side: the tests that share the suite's Spark, and those
+# that share nothing with it (-m isolated: no Spark, or their own in a subprocess). The
+# second's report follows the first's; their durations are merged into one file.
 test: setup
-	$(BIN)/python -m pytest -m "not proof" --durations-json .spark/durations-test.json
+	@mkdir -p .spark; \
+	$(BIN)/python -m pytest -m "isolated and not proof" --durations-json .spark/durations-test-isolated.json \
+		> .spark/test-isolated.log 2>&1 & isolated=$$!; \
+	$(BIN)/python -m pytest -m "not proof and not isolated" --durations-json .spark/durations-test-shared.json; shared=$$?; \
+	wait $$isolated; other=$$?; \
+	echo; echo "=== the isolated tests (second process, .spark/test-isolated.log) ==="; \
+	if [ $$other -eq 0 ]; then tail -n 4 .spark/test-isolated.log; else cat .spark/test-isolated.log; fi; \
+	$(BIN)/python scripts/suite_durations.py merge .spark/durations-test.json \
+		.spark/durations-test-shared.json .spark/durations-test-isolated.json; \
+	test $$shared -eq 0 -a $$other -eq 0
 
 test-fast: setup
 	$(BIN)/python -m pytest -m fast tests/engine tests/bench tests/docs tests/package

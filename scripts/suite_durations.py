@@ -8,6 +8,7 @@ docs/development.md from the newest kept record, never by hand:
 
     python scripts/suite_durations.py save .spark/durations-all.json
     python scripts/suite_durations.py table
+    python scripts/suite_durations.py merge OUT PART...   (make test's two processes)
 """
 
 from __future__ import annotations
@@ -97,9 +98,27 @@ def render_guide(text: str, record: dict) -> str:
     return text[:start] + "\n" + render(record) + "\n" + text[end:]
 
 
+def merge(target: Path, parts: list[Path]) -> None:
+    """One durations file from the files of processes that ran side by side (make
+    test's two): every test of each, the markers of the first. A part that is missing
+    (its process died before writing) is named in the merged file."""
+    found = [json.loads(p.read_text()) for p in parts if p.exists()]
+    missing = [str(p) for p in parts if not p.exists()]
+    # make test's two processes together select -m "not proof".
+    together = found[0]["markers"] if found else ""
+    if found and all("not proof" in f["markers"] for f in found):
+        together = "not proof"
+    merged = {"markers": together, "tests": [t for f in found for t in f["tests"]]}
+    if missing:
+        merged["missing_parts"] = missing
+    target.write_text(json.dumps(merged, indent=1) + "\n")
+
+
 def main(argv: list[str]) -> None:
     if argv[:1] == ["save"] and len(argv) == 2:
         print(save(Path(argv[1])))
+    elif argv[:1] == ["merge"] and len(argv) >= 3:
+        merge(Path(argv[1]), [Path(p) for p in argv[2:]])
     elif argv == ["table"]:
         GUIDE.write_text(render_guide(GUIDE.read_text(), newest()))
     else:

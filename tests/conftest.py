@@ -90,10 +90,21 @@ def spark_examples(n: int) -> int:
     return max(4, n // 2) if _WITHOUT_PROOF else n
 
 
+# The tests that share nothing with the suite's Spark session and catalog: no Spark, or
+# a Spark of their own in a subprocess (a user's project, dbt's adapter suites). `make
+# test` runs them in a second pytest process beside the first (-m isolated), so their
+# minutes, mostly spent waiting on subprocesses, overlap the rest of the suite's.
+ISOLATED = (*FAST, "tests/package/test_user_project.py", "tests/orchestration/",
+            "tests/adapter/test_dbt_adapter_suites.py")
+
+
 def pytest_collection_modifyitems(items):
     for item in items:
-        if Path(item.path).relative_to(PROJECT_DIR).as_posix().startswith(FAST):
+        path = Path(item.path).relative_to(PROJECT_DIR).as_posix()
+        if path.startswith(FAST):
             item.add_marker(pytest.mark.fast)
+        if path.startswith(ISOLATED):
+            item.add_marker(pytest.mark.isolated)
 
 
 def pytest_addoption(parser):
