@@ -32,7 +32,13 @@
     started before it: those are final and stay as written. A late event under
     'reprocess' can merge two written sessions, leaving a partition with none: the
     run's pre-hook drops the partitions it recomputes first (recording where it
-    started, so a run that dies after the drop is redone from there by the next). -#}
+    started, so a run that dies after the drop is redone from there by the next).
+
+    Under dbt's microbatch (event_time='window_start') a batch does the same from its
+    start minus the gap and writes the sessions from that point's batch to its end. It
+    cannot drop partitions (dbt runs hooks once per model, not per batch), so a batch
+    whose span holds a written partition no session starts in any more fails, naming
+    it (the model is then rebuilt with --full-refresh). -#}
 {% macro spark__session_window_aggregate(relation, time_column, gap, aggregates, partition_by, arrival_order, gap_boundary, incremental) %}
   {%- set macro_name = 'session_window_aggregate' -%}
   {%- if not execute -%}{{ return(stream_windows._sw_parse_only(incremental, time_column)) }}{%- endif -%}
