@@ -470,3 +470,37 @@
     {{ return('case when ' ~ n ~ ' >= 2 and ' ~ cxx ~ ' > 0 and ' ~ cyy ~ ' > 0 then ' ~ cxy ~ ' / sqrt(' ~ cxx ~ ' * ' ~ cyy ~ ') end') }}
   {%- endif -%}
 {% endmacro %}
+
+{% macro _sw_check_grouped_call(macro_name, relation, time_column, time_kind, keys, arrival_order, aggs, reserved) %}
+  {#- The checks a macro that groups events into windows (sessions, Flink's windows)
+      makes of its call: an arrival order for the ordered aggregates, aggregates named
+      apart from the output's own columns (`reserved`, the keys added) and, over a
+      ref()/source(), every column there with a time column of `time_kind`. -#}
+  {%- if arrival_order is not none and (arrival_order is not string or not arrival_order) -%}
+    {{ stream_windows._sw_fail(macro_name, 'arrival_order', 'a column name', arrival_order) }}
+  {%- endif -%}
+  {%- for agg in aggs -%}{{ stream_windows._sw_require_arrival(agg, arrival_order) }}{%- endfor -%}
+  {%- set reserved = reserved + keys -%}
+  {%- for agg in aggs if agg.name | lower in reserved -%}
+    {{ stream_windows._sw_fail(macro_name, "aggregates['" ~ agg.name ~ "']", "named apart from the output's own columns (" ~ reserved | join(', ') ~ ")", agg.name) }}
+  {%- endfor -%}
+  {%- set wanted = [('time_column', time_column)] -%}
+  {%- for column in keys -%}{%- do wanted.append(('partition_by', column)) -%}{%- endfor -%}
+  {%- if arrival_order -%}{%- do wanted.append(('arrival_order', arrival_order)) -%}{%- endif -%}
+  {%- for agg in aggs if agg.column != '*' -%}{%- do wanted.append(("aggregates['" ~ agg.name ~ "']", agg.column)) -%}{%- endfor -%}
+  {{- stream_windows._sw_check_columns_exist(macro_name, relation, wanted, {'column': time_column, 'kind': time_kind}) -}}
+{% endmacro %}
+
+{% macro _sw_grouped_expr(agg, arrival, seconds) %}
+  {#- The aggregate over one GROUP BY group of events, as `<expr> as <name>`: nest,
+      distinctnest and nth from an arrival-sorted collect_list, rate as the count over
+      `seconds` (a SQL expression: the group's window's duration in the rate unit), the
+      others as one aggregate call. -#}
+  {%- set x = stream_windows._sw_input_expr(agg, none) -%}
+  {%- if agg.function in ('nest', 'distinctnest', 'nth') -%}
+    {{ return(stream_windows._sw_from_items(agg, 'array_sort(collect_list(' ~ stream_windows._sw_items_expr(x, arrival) ~ '))') ~ ' as ' ~ agg.name) }}
+  {%- elif agg.function == 'rate' -%}
+    {{ return('cast(count(' ~ x ~ ') as double) / ' ~ seconds ~ ' as ' ~ agg.name) }}
+  {%- endif -%}
+  {{ return(stream_windows._sw_single_window_expr(agg, x, arrival, false) ~ ' as ' ~ agg.name) }}
+{% endmacro %}

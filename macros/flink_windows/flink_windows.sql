@@ -109,33 +109,13 @@
   {%- set shape = stream_windows._sw_flink_window(kind, relation, time_column, size, slide, step, offset) -%}
   {%- set aggs = stream_windows._sw_parse_aggregates(kind, aggregates, {'relation': relation, 'duration': (shape.size / 1000000) if shape.kind == 'interval' else shape.size}) -%}
   {%- set keys = stream_windows._sw_as_list(kind, 'partition_by', partition_by) -%}
-  {%- if arrival_order is not none and (arrival_order is not string or not arrival_order) -%}
-    {{ stream_windows._sw_fail(kind, 'arrival_order', 'a column name', arrival_order) }}
-  {%- endif -%}
-  {%- for agg in aggs -%}{{ stream_windows._sw_require_arrival(agg, arrival_order) }}{%- endfor -%}
-  {%- set reserved = ['window_start', 'window_end', 'window_time', 'event_count', 'is_final'] + keys -%}
-  {%- for agg in aggs if agg.name | lower in reserved -%}
-    {{ stream_windows._sw_fail(kind, "aggregates['" ~ agg.name ~ "']", "named apart from the output's own columns (" ~ reserved | join(', ') ~ ")", agg.name) }}
-  {%- endfor -%}
-  {%- set wanted = [('time_column', time_column)] -%}
-  {%- for column in keys -%}{%- do wanted.append(('partition_by', column)) -%}{%- endfor -%}
-  {%- if arrival_order -%}{%- do wanted.append(('arrival_order', arrival_order)) -%}{%- endif -%}
-  {%- for agg in aggs if agg.column != '*' -%}{%- do wanted.append(("aggregates['" ~ agg.name ~ "']", agg.column)) -%}{%- endfor -%}
-  {{- stream_windows._sw_check_columns_exist(kind, relation, wanted, {'column': time_column, 'kind': shape.kind}) -}}
+  {{- stream_windows._sw_check_grouped_call(kind, relation, time_column, shape.kind, keys, arrival_order, aggs,
+      ['window_start', 'window_end', 'window_time', 'event_count', 'is_final']) -}}
   {%- set source = stream_windows._sw_checked_time(kind, relation, keys, time_column, arrival_order) -%}
+  {#- A cumulate window's duration is its own (it grows by steps). -#}
+  {%- set seconds = '(' ~ ('(_sw_end - _sw_start)' if kind == 'cumulate' else shape.size) ~ ' / ' ~ ('1000000D' if shape.kind == 'interval' else '1D') ~ ')' -%}
   {%- set outputs = [] -%}
-  {%- for agg in aggs -%}
-    {%- set x = stream_windows._sw_input_expr(agg, none) -%}
-    {%- if agg.function in ('nest', 'distinctnest', 'nth') -%}
-      {%- do outputs.append(stream_windows._sw_from_items(agg, 'array_sort(collect_list(' ~ stream_windows._sw_items_expr(x, arrival_order) ~ '))') ~ ' as ' ~ agg.name) -%}
-    {%- elif agg.function == 'rate' -%}
-      {#- A cumulate window's duration is its own (it grows by steps). -#}
-      {%- set duration = ('(_sw_end - _sw_start)' if kind == 'cumulate' else shape.size) -%}
-      {%- do outputs.append('cast(count(' ~ x ~ ') as double) / (' ~ duration ~ ' / ' ~ ('1000000D' if shape.kind == 'interval' else '1D') ~ ') as ' ~ agg.name) -%}
-    {%- else -%}
-      {%- do outputs.append(stream_windows._sw_single_window_expr(agg, x, arrival_order, false) ~ ' as ' ~ agg.name) -%}
-    {%- endif -%}
-  {%- endfor -%}
+  {%- for agg in aggs -%}{%- do outputs.append(stream_windows._sw_grouped_expr(agg, arrival_order, seconds)) -%}{%- endfor -%}
   {%- if kind == 'cumulate' -%}
     {%- set start = shape.key ~ ' - pmod(' ~ shape.key ~ ' - ' ~ shape.offset ~ ', ' ~ shape.size ~ ')' -%}
     {%- set bounds = [start ~ ' as _sw_start', 'explode(' ~ shape.starts ~ ') as _sw_end'] -%}

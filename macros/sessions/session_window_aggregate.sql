@@ -52,19 +52,8 @@
   {%- endif -%}
   {%- set aggs = stream_windows._sw_parse_aggregates(macro_name, aggregates, {'relation': relation, 'duration': 'per session'}) -%}
   {%- set keys = stream_windows._sw_as_list(macro_name, 'partition_by', partition_by) -%}
-  {%- if arrival_order is not none and (arrival_order is not string or not arrival_order) -%}
-    {{ stream_windows._sw_fail(macro_name, 'arrival_order', 'a column name', arrival_order) }}
-  {%- endif -%}
-  {%- for agg in aggs -%}{{ stream_windows._sw_require_arrival(agg, arrival_order) }}{%- endfor -%}
-  {%- set reserved = ['window_start', 'window_end', 'window_time', 'event_count', 'is_final', 'time_partition'] + keys -%}
-  {%- for agg in aggs if agg.name | lower in reserved -%}
-    {{ stream_windows._sw_fail(macro_name, "aggregates['" ~ agg.name ~ "']", "named apart from the output's own columns (" ~ reserved | join(', ') ~ ")", agg.name) }}
-  {%- endfor -%}
-  {%- set wanted = [('time_column', time_column)] -%}
-  {%- for column in keys -%}{%- do wanted.append(('partition_by', column)) -%}{%- endfor -%}
-  {%- if arrival_order -%}{%- do wanted.append(('arrival_order', arrival_order)) -%}{%- endif -%}
-  {%- for agg in aggs if agg.column != '*' -%}{%- do wanted.append(("aggregates['" ~ agg.name ~ "']", agg.column)) -%}{%- endfor -%}
-  {{- stream_windows._sw_check_columns_exist(macro_name, relation, wanted, {'column': time_column, 'kind': session_gap.kind}) -}}
+  {{- stream_windows._sw_check_grouped_call(macro_name, relation, time_column, session_gap.kind, keys, arrival_order, aggs,
+      ['window_start', 'window_end', 'window_time', 'event_count', 'is_final', 'time_partition']) -}}
   {%- set microbatch = stream_windows._sw_microbatch(macro_name, incremental) -%}
   {%- set spec = stream_windows._sw_incremental_spec(macro_name, incremental, time_column, session_gap.kind) -%}
   {%- if spec is not none and arrival_order is none -%}
@@ -122,16 +111,7 @@
   {%- endif -%}
   {%- set duration = '((max(_sw_key) - min(_sw_key) + ' ~ size ~ ') / ' ~ ('1000000D' if interval else '1D') ~ ')' -%}
   {%- set outputs = [] -%}
-  {%- for agg in aggs -%}
-    {%- set x = stream_windows._sw_input_expr(agg, none) -%}
-    {%- if agg.function in ('nest', 'distinctnest', 'nth') -%}
-      {%- do outputs.append(stream_windows._sw_from_items(agg, 'array_sort(collect_list(' ~ stream_windows._sw_items_expr(x, arrival_order) ~ '))') ~ ' as ' ~ agg.name) -%}
-    {%- elif agg.function == 'rate' -%}
-      {%- do outputs.append('cast(count(' ~ x ~ ') as double) / ' ~ duration ~ ' as ' ~ agg.name) -%}
-    {%- else -%}
-      {%- do outputs.append(stream_windows._sw_single_window_expr(agg, x, arrival_order, false) ~ ' as ' ~ agg.name) -%}
-    {%- endif -%}
-  {%- endfor -%}
+  {%- for agg in aggs -%}{%- do outputs.append(stream_windows._sw_grouped_expr(agg, arrival_order, duration)) -%}{%- endfor -%}
   {%- if interval -%}
     {%- set window_start = 'timestamp_micros(_sw_first)' -%}
     {%- set window_end = 'timestamp_micros(_sw_last + ' ~ size ~ ')' -%}
