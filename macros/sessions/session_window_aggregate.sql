@@ -90,7 +90,9 @@
         {%- set rewrite = stream_windows._sw_session_batch_rewrite(microbatch, keys, time_column, size) -%}
         {%- set rewrite_from = rewrite.from_key -%}
         {%- set emptied = rewrite.written_partitions -%}
-        {%- set source = '(select * from ' ~ source ~ ' as _sw_all where ' ~ key ~ ' >= ' ~ rewrite_from ~ ')' -%}
+        {#- A NULL time passes, to fail the check below it (a plain bound would let Spark
+            infer `is not null` and drop the row unseen). -#}
+        {%- set source = '(select * from ' ~ source ~ ' as _sw_all where ' ~ key ~ ' is null or ' ~ key ~ ' >= ' ~ rewrite_from ~ ')' -%}
       {%- endif -%}
       {%- set batch_rows = stream_windows._sw_batch_rows(macro_name, microbatch, rewrite_from, none) -%}
     {%- endif -%}

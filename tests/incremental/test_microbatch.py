@@ -391,3 +391,11 @@ def test_a_session_batch_that_would_be_left_without_sessions_fails_naming_it(pro
     rows = spark.table(f"{SCHEMA}.daily_sessions").collect()
     assert [(r["n"], r["window_start"], r["window_end"]) for r in rows] == \
         [(5, datetime(2024, 3, 1, 23, 20), datetime(2024, 3, 2, 1, 25))]
+    # A view with no time fails the next batch, naming it, instead of falling out of its read.
+    spark.sql(f"insert into {RAW}.events select 6, 'u1', cast(null as timestamp), 1")
+    capfd.readouterr()
+    result = run_dbt("run", "--select", "daily_sessions", "--event-time-start", "2024-03-02", "--event-time-end",
+                     "2024-03-03", project_dir=project, expect_success=False)
+    assert str(result.result.results[0].status) == "error"
+    console = " ".join(capfd.readouterr().out.split())
+    assert "`time_column` ts is NULL at k=u1, arrival position 6" in console, console[-3000:]
