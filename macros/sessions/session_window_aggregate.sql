@@ -212,8 +212,7 @@ where {{ batch_rows }}
       whole, and one whose sessions a late event merged into an earlier one gets no row
       to overwrite it with. The start is recorded first and cleared after the write. -#}
   {%- do plan.prepare.append("alter table " ~ this ~ " set tblproperties ('stream_windows.sessions_from' = '" ~ from_key ~ "')") -%}
-  {%- for row in run_query('show partitions ' ~ this) -%}
-    {%- set value = row[0].split('=', 1)[1] -%}
+  {%- for value in stream_windows._sw_written_partitions() -%}
     {%- if (spec.kind == 'interval' and value >= first_day) or (spec.kind != 'interval' and (value | float) >= from_key) -%}
       {%- do plan.prepare.append('alter table ' ~ this ~ ' drop if exists partition (time_partition = ' ~ ("'" ~ value ~ "'" if spec.kind == 'interval' else value) ~ ')') -%}
     {%- endif -%}
@@ -234,11 +233,8 @@ where {{ batch_rows }}
   {%- set low = modules.datetime.datetime.utcfromtimestamp(from_key / 1000000).strftime(fmt) -%}
   {%- set high = modules.datetime.datetime.utcfromtimestamp(microbatch.end / 1000000).strftime(fmt) -%}
   {%- set written = [] -%}
-  {%- for row in run_query('show partitions ' ~ this) -%}
-    {%- set value = row[0].split('=', 1)[1] -%}
-    {%- if value >= low and value < high -%}
+  {%- for value in stream_windows._sw_written_partitions() if value >= low and value < high -%}
       {%- do written.append(("timestamp'" if microbatch.size == 'hour' else "date'") ~ value ~ "'") -%}
-    {%- endif -%}
   {%- endfor -%}
   {%- set rewrite = stream_windows._sw_straddling_sessions(keys, time_column, 'interval', gap, from_key) -%}
   {%- do rewrite.update({'written_partitions': written}) -%}
@@ -249,12 +245,11 @@ where {{ batch_rows }}
   {#- The earliest start (as a key) among the model's written sessions whose last event
       is at or after `since`, the sessions an event a gap or less after `since` can
       still join; `since` when there is none (or it is earlier). -#}
-  {%- set start_key = ('unix_micros(cast(window_start as timestamp))') if kind == 'interval' else 'window_start' -%}
-  {%- set end_key = ('unix_micros(cast(window_end as timestamp))') if kind == 'interval' else 'window_end' -%}
+  {%- set written = stream_windows._sw_written_session_keys(kind, gap) -%}
   {%- set question -%}
-    select cast(min({{ start_key }}) as string) as k
+    select cast(min({{ written.first }}) as string) as k
     from {{ this }}
-    where {{ end_key }} - {{ gap }} >= {{ since }}
+    where {{ written.last }} >= {{ since }}
   {%- endset -%}
   {%- set earliest = run_query(question).rows[0]['k'] -%}
   {%- if earliest is none -%}{{ return(since) }}{%- endif -%}
@@ -266,18 +261,32 @@ where {{ batch_rows }}
       from_key and whose events reach into it (their keys, first and last event as
       keys), 'on': the condition matching an input event (_sw_events) to one of them}.
       Those sessions are final, and their events are left out of the rewrite. -#}
-  {%- set start_key = ('unix_micros(cast(window_start as timestamp))') if kind == 'interval' else 'window_start' -%}
-  {%- set end_key = ('unix_micros(cast(window_end as timestamp))') if kind == 'interval' else 'window_end' -%}
+  {%- set written = stream_windows._sw_written_session_keys(kind, gap) -%}
   {%- set on = [] -%}
   {%- for column in keys -%}{%- do on.append('_sw_events.' ~ column ~ ' <=> _sw_written.' ~ column) -%}{%- endfor -%}
   {%- set event_key = stream_windows._sw_incremental_key({'time_column': '_sw_events.' ~ time_column, 'kind': kind}) -%}
   {%- do on.append(event_key ~ ' between _sw_written._sw_first and _sw_written._sw_last') -%}
   {%- set straddling -%}
-    select {{ (keys | join(', ') ~ ',') if keys }} {{ start_key }} as _sw_first, {{ end_key }} - {{ gap }} as _sw_last
+    select {{ (keys | join(', ') ~ ',') if keys }} {{ written.first }} as _sw_first, {{ written.last }} as _sw_last
     from {{ this }}
-    where {{ start_key }} < {{ from_key }} and {{ end_key }} - {{ gap }} >= {{ from_key }}
+    where {{ written.first }} < {{ from_key }} and {{ written.last }} >= {{ from_key }}
   {%- endset -%}
   {{ return({'from_key': from_key, 'straddling': straddling, 'on': on | join(' and ')}) }}
+{% endmacro %}
+
+{% macro _sw_written_session_keys(kind, gap) %}
+  {#- A written session's first and last event, as keys of the model's own columns
+      (window_end is the last event plus the gap). -#}
+  {%- set key_of = {'window_start': 'unix_micros(cast(window_start as timestamp))', 'window_end': 'unix_micros(cast(window_end as timestamp))'} if kind == 'interval'
+      else {'window_start': 'window_start', 'window_end': 'window_end'} -%}
+  {{ return({'first': key_of.window_start, 'last': '(' ~ key_of.window_end ~ ' - ' ~ gap ~ ')'}) }}
+{% endmacro %}
+
+{% macro _sw_written_partitions() %}
+  {#- The values of the model's time_partition, as `show partitions` prints them. -#}
+  {%- set values = [] -%}
+  {%- for row in run_query('show partitions ' ~ this) -%}{%- do values.append(row[0].split('=', 1)[1]) -%}{%- endfor -%}
+  {{ return(values) }}
 {% endmacro %}
 
 {% macro _sw_session_rewrite_from(spec) %}

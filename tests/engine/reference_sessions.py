@@ -154,6 +154,16 @@ def _flink_windows(t, kind, size, slide, step, offset):
     return [(base, end) for end in ends if t < end]
 
 
+def _members_by_window(prepared, keys, time, kind, size, slide, step, offset):
+    """(key values, (start, end)) -> the (arrival, row) pairs of the window, in arrival order."""
+    windows = {}
+    for order, row in prepared:
+        key = tuple(row[k] for k in keys)
+        for window in _flink_windows(row[time], kind, size, slide, step, offset):
+            windows.setdefault((key, window), []).append((order, row))
+    return windows
+
+
 def reference_flink_windows(rows, *, kind, size, slide=None, step=None, offset=0, partition_by, aggregates,
                             tick=None, time="t", arrival="seq"):
     """Flink's window TVFs grouped by (keys, window_start, window_end): TUMBLE [start,
@@ -178,11 +188,7 @@ def reference_flink_windows(rows, *, kind, size, slide=None, step=None, offset=0
         return []
     tick = _tick(tick, size, prepared[0][1][time])
     stream_max = max(row[time] for _, row in prepared)
-    windows = {}
-    for order, row in prepared:
-        key = tuple(row[k] for k in keys)
-        for window in _flink_windows(row[time], kind, size, slide, step, offset):
-            windows.setdefault((key, window), []).append((order, row))
+    windows = _members_by_window(prepared, keys, time, kind, size, slide, step, offset)
     out = [_window_row(keys, key, start, end, tick, members, stream_max >= end, aggregates)
            for (key, (start, end)), members in windows.items()]
     out.sort(key=lambda r: (_key_order(tuple(r[k] for k in keys)), r["window_start"], r["window_end"]))
@@ -219,11 +225,7 @@ def reference_window_top_n(rows, *, size, n, order_by, descending=False, slide=N
         return -1 if a[0] < b[0] else (1 if a[0] > b[0] else 0)
 
     kind = "tumble" if slide is None else "hop"
-    windows = {}
-    for order, row in prepared:
-        key = tuple(row[k] for k in keys)
-        for window in _flink_windows(row[time], kind, size, slide, None, offset):
-            windows.setdefault((key, window), []).append((order, row))
+    windows = _members_by_window(prepared, keys, time, kind, size, slide, None, offset)
     out = []
     for (_, (start, end)), members in windows.items():
         ranked = sorted(members, key=functools.cmp_to_key(compare))[:n]
