@@ -21,16 +21,17 @@ GOAL = 1.0  # at or below the nearest native frame
 TIMED_WITHOUT_TREE = ("60 seconds", "1 hour")
 
 
-def make_input(spark) -> None:
+def make_input(spark, rows: int = ROWS, path: str = ".spark/bench/weather_1m") -> None:
+    """The readings, as the temporary view bench_weather."""
     spark.sql(f"""
         select
             id + 1 as seq,
             timestamp_seconds(1700000000 + id div {CITIES}) as rowtime,
             concat('city_', pmod(hash(id, 17), {CITIES})) as city,
             cast(pmod(hash(id, 29), 600) as double) / 10 - 10 as temp
-        from range({ROWS})
-    """).write.mode("overwrite").parquet(".spark/bench/weather_1m")
-    spark.read.parquet(".spark/bench/weather_1m").createOrReplaceTempView("bench_weather")
+        from range({rows})
+    """).write.mode("overwrite").parquet(path)
+    spark.read.parquet(path).createOrReplaceTempView("bench_weather")
 
 
 def query(width: str, ties: str) -> str:

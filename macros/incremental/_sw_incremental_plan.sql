@@ -60,7 +60,7 @@
     {#- No recorded watermark (the build that made the table died before its post-hook):
         read it from the data once (an input-watermark model rebuilds every partition). -#}
     {%- set seen = stream_windows._sw_latest(key, arrival_order, this) -%}
-    {%- set seen = {'w': seen['w'], 's': seen['s'], 'floor': none} if seen['w'] is not none else none -%}
+    {%- set seen = {'w': seen['w'], 's': seen['s'], 'floor': none, 'input_files': none} if seen['w'] is not none else none -%}
   {%- endif -%}
   {%- set step = stream_windows._sw_step(spec) -%}
   {%- set horizon = horizon if horizon is not none else (reach_past if reach_past is not none else 16 * step) -%}
@@ -69,7 +69,8 @@
       'part': stream_windows._sw_partition_sql(spec, key), 'key': key, 'arrival_order': arrival_order, 'from_key': none, 'fresh_after': none,
       'floor': none, 'new_rows_below': false} -%}
   {%- set plan = {'full': seen is none, 'key': key, 'arrival_order': arrival_order, 'watermark_from': watermark_from, 'since': 'all',
-      'floor': none, 'next_floor': none, 'next_watermark': none, 'fingerprints': fingerprints, 'prepare': [], 'commit': [], 'notes': []} -%}
+      'floor': none, 'next_floor': none, 'next_watermark': none, 'fingerprints': fingerprints, 'input_files': none,
+      'prepare': [], 'commit': [], 'notes': []} -%}
   {%- if seen is none -%}
     {{ return(stream_windows._sw_full_build_plan(plan, spec, relation, key, arrival_order, watermark_from, reach_future, horizon, audit)) }}
   {%- endif -%}
@@ -133,9 +134,15 @@
       partition the count and a checksum of the rows it processed (arrival position up
       to its S, kept with them: audited late rows that arrived since stay out of the
       comparison), and this run compares the partitions it does not recompute (the
-      earliest that differs). -#}
+      earliest that differs), unless the input-file record shows the history as that
+      build saw it (_sw_input_files.sql): a few footer counts instead of a pass over
+      every row. -#}
   {%- set check_until = stream_windows._sw_partition_start(spec, w - reach_future) -%}
   {%- set recorded = load_relation(stream_windows._sw_companion('__input_fingerprints')) -%}
+  {%- set input_tables = stream_windows._sw_input_tables(relation) -%}
+  {%- set files = stream_windows._sw_input_files_questions(input_tables, seen.input_files, relation, arrival_order, s) if input_tables is not none else none -%}
+  {%- if files is not none -%}{%- do questions.extend(files.questions) -%}{%- endif -%}
+  {%- set earliest_change = none -%}
   {%- if recorded is not none -%}
     {%- set current = stream_windows._sw_fingerprint_query(fingerprints, key ~ ' < ' ~ check_until, s, recorded) -%}
     {%- set earliest_change -%}
@@ -154,7 +161,6 @@
           where not (_sw_now_fp.input_rows <=> _sw_was_fp.input_rows and _sw_now_fp.input_checksum <=> _sw_was_fp.input_checksum)
       ) as _sw_changes) as _sw_changed
     {%- endset -%}
-    {%- do questions.append(earliest_change) -%}
   {%- endif -%}
   {%- set all_questions -%}
     select *
@@ -163,6 +169,13 @@
   {%- endset -%}
   {%- set now = run_query(all_questions).rows[0] -%}
   {%- set row = now if now['_sw_found'] else none -%}
+  {%- set history_unchanged = false -%}
+  {%- if files is not none -%}
+    {%- set verdict = stream_windows._sw_input_files_verdict(input_tables, seen.input_files, files.matching, now) -%}
+    {%- set history_unchanged = verdict[0] -%}
+    {%- do plan.update({'input_files': verdict[1]}) -%}
+  {%- endif -%}
+  {%- set change = run_query('select * from ' ~ earliest_change).rows[0] if earliest_change is not none and not history_unchanged else none -%}
   {#- No row from the floor's key on yet: every later row arrives after S. -#}
   {%- set next_floor_arrival = now['_sw_now_first_arrival'] if floor_from_touched else now['_sw_next_floor'] -%}
   {%- do plan.update({'next_floor': next_floor_key ~ '|' ~ (next_floor_arrival if next_floor_arrival is not none else s)}) -%}
@@ -172,9 +185,9 @@
     {%- set exclude = late.exclude -%}
     {%- set from_key = late.from_key -%}
   {%- endif -%}
-  {%- set changed = recorded is not none and now['_sw_changed_part'] is not none -%}
+  {%- set changed = change is not none and change['_sw_changed_part'] is not none -%}
   {%- if changed -%}
-    {%- set from_key = stream_windows._sw_plan_changed_rows(macro_name, spec, now, from_key, reach_future) -%}
+    {%- set from_key = stream_windows._sw_plan_changed_rows(macro_name, spec, change, from_key, reach_future) -%}
   {%- endif -%}
   {%- if watermark_from == 'input' -%}
     {#- Per group, over the kept input from from_key's partition on (every fresh row
@@ -248,6 +261,14 @@
       {%- set floor_arrival = run_query(first_arrival).rows[0]['a'] -%}
       {%- do plan.update({'next_floor': floor_key ~ '|' ~ (floor_arrival if floor_arrival is not none else now['s'])}) -%}
     {%- endif -%}
+  {%- endif -%}
+  {#- The first input-file record, for the next run's check (by `dbt run` and `dbt
+      build` only). -#}
+  {%- set input_tables = stream_windows._sw_input_tables(relation) if stream_windows._sw_building() else none -%}
+  {%- if input_tables is not none -%}
+    {%- set files = stream_windows._sw_input_files_questions(input_tables, none, relation, arrival_order, none) -%}
+    {%- set counted = run_query('select * from ' ~ files.questions | join(' cross join ')).rows[0] -%}
+    {%- do plan.update({'input_files': stream_windows._sw_input_files_verdict(input_tables, none, false, counted)[1]}) -%}
   {%- endif -%}
   {{ return(plan) }}
 {% endmacro %}

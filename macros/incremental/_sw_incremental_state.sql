@@ -27,13 +27,16 @@
   {%- set properties -%}
     show tblproperties {{ this }}
   {%- endset -%}
-  {%- for row in run_query(properties) if row[0] == 'stream_windows.watermark' -%}
+  {%- set rows = run_query(properties).rows -%}
+  {%- for row in rows if row[0] == 'stream_windows.watermark' -%}
     {%- set parts = row[1].split('|') -%}
     {%- set floor = none -%}
     {%- if parts | length == 4 -%}
       {%- set floor = {'key': (parts[2] | int if spec is none or spec.kind == 'interval' else parts[2] | float), 'arrival': parts[3]} -%}
     {%- endif -%}
-    {{ return({'w': parts[0], 's': parts[1], 'floor': floor}) }}
+    {%- set input_files = [] -%}
+    {%- for recorded in rows if recorded[0] == 'stream_windows.input_files' -%}{%- do input_files.append(fromjson(recorded[1])) -%}{%- endfor -%}
+    {{ return({'w': parts[0], 's': parts[1], 'floor': floor, 'input_files': input_files[0] if input_files else none}) }}
   {%- endfor -%}
   {{ return(none) }}
 {% endmacro %}
@@ -44,8 +47,8 @@
     was planned with, whatever ran in the session before. -#}
 {% macro _sw_plan_comment(plan) %}
   {%- set carried = {} -%}
-  {%- for field in ['full', 'key', 'arrival_order', 'watermark_from', 'since', 'next_floor', 'next_watermark', 'fingerprints', 'prepare', 'commit',
-      'notes'] -%}
+  {%- for field in ['full', 'key', 'arrival_order', 'watermark_from', 'since', 'next_floor', 'next_watermark', 'fingerprints', 'input_files',
+      'prepare', 'commit', 'notes'] -%}
     {%- do carried.update({field: plan[field]}) -%}
   {%- endfor -%}
   {%- do carried.update({'relation': this | string}) -%}
@@ -122,8 +125,16 @@
   {{ stream_windows._sw_failpoint('in_commit') if not plan.commit else '' }}
   {%- for note in plan.notes -%}{%- do log(note, info=true) -%}{%- endfor -%}
   {%- if watermark is not none -%}
+    {%- set input_files = stream_windows._sw_input_files_record(plan.input_files, plan.fingerprints.input, plan.arrival_order, watermark.split('|')[1])
+        if plan.input_files is not none else none -%}
+    {%- if input_files is none -%}
+      {#- No record, or the input's files changed while the run ran: the next run
+          compares fingerprints. -#}
+      {%- do run_query('alter table ' ~ this ~ " unset tblproperties if exists ('stream_windows.input_files')") -%}
+    {%- endif -%}
     {%- set record_watermark -%}
-      alter table {{ this }} set tblproperties ('stream_windows.watermark' = '{{ watermark }}{{ floor }}')
+      alter table {{ this }} set tblproperties ('stream_windows.watermark' = '{{ watermark }}{{ floor }}'
+          {{- (", 'stream_windows.input_files' = '" ~ input_files ~ "'") if input_files is not none else '' }})
     {%- endset -%}
     {%- do run_query(record_watermark) -%}
   {%- endif -%}

@@ -76,3 +76,12 @@ def test_alternating_rounds_alternate_and_time_all_but_the_first():
     base, engine = rounds.alternating(lambda: calls.append("b"), lambda: calls.append("m"), rounds=4)
     assert calls == ["b", "m"] * 4
     assert len(base.runs) == len(engine.runs) == 3 and len(base.jvm_mb) == 3
+
+
+def test_a_measurement_found_invalid_keeps_its_figures_and_is_marked_invalid_not_met():
+    runs = report.load_runs()
+    invalid = [(run["file"], r) for run in runs for r in run["results"] if report.invalid_reason(run["file"], r)]
+    assert len(invalid) == len(report.INVALID), "every INVALID entry names a committed file's row"
+    rendered = report.tables(runs)
+    for file, r in invalid:
+        assert f"| {r['ratio']:.2f} |" in rendered and f"| invalid: {report.INVALID[(file, r['benchmark'])]} |" in rendered

@@ -2,8 +2,8 @@
 by batch, end with exactly the rows of a full rebuild over the same input.
 
 The harness replays the real hourly temperatures (the seed table under the staging
-view) in batches: it overwrites the seed table with the rows that have arrived so far
-(seq <= cut), runs the models incrementally, and after the last batch compares every
+view) in batches: it appends to the seed table the rows that have arrived since (seq <=
+cut), as new files, or rewrites it when rows must go, runs the models incrementally, and after the last batch compares every
 incremental model with a full rebuild of the same input (`except all`, both ways).
 Cut points fall inside windows, between the two cities' readings of one hour (tied
 times), across a month's partition boundary, and around gaps of several days. Late
@@ -14,6 +14,7 @@ tests see the full tables.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from datetime import UTC, datetime
@@ -53,7 +54,16 @@ def replay(spark):
     total = spark.sql(f"select max(seq) as n from {FULL}").first()["n"]
 
     def arrive(condition: str) -> None:
-        spark.sql(f"insert overwrite table {SEED} select * from {FULL} where {condition}")
+        # As a lakehouse source grows: the rows that arrived since go in as new files,
+        # the files already there stay (so a run's input-file record finds the history
+        # as the last build saw it). Only when rows must go (a test's edit to undo, a
+        # narrower cut) is the table rewritten.
+        arrived = f"select * from {FULL} where {condition}"
+        gone = spark.sql(f"select count(*) as n from (select * from {SEED} except all {arrived})").first()["n"]
+        if gone:
+            spark.sql(f"insert overwrite table {SEED} {arrived}")
+        else:
+            spark.sql(f"insert into {SEED} select * from ({arrived} except all select * from {SEED})")
 
     yield spark, total, arrive
     spark.sql(f"insert overwrite table {SEED} select * from {FULL}")
@@ -504,6 +514,83 @@ def python_runs_failing_then_rerun(replay, faults: list[str]) -> None:
         assert differing_rows(spark, model, copy) == 0, model
         assert spark.sql(f"select seq from {SCHEMA}.{model}__late_rows").collect() == [(total + 1,)], model
         spark.sql(f"drop table {copy}")
+
+
+STAGING = f"{SCHEMA}.stg_vega__hourly_temperatures"
+COMPARISON = "_sw_changed_part"  # in the fingerprints' comparison query, and nowhere else
+
+
+def input_file_record(spark, model: str) -> dict | None:
+    properties = {r["key"]: r["value"] for r in spark.sql(f"show tblproperties {SCHEMA}.{model}").collect()}
+    record = properties.get("stream_windows.input_files")
+    return json.loads(record) if record is not None else None
+
+
+def run_logged(*args: str, expect_success: bool = True) -> tuple[object, str]:
+    """(dbt's result, what it wrote to its debug log: every query it ran)."""
+    log = PROJECT_DIR / "logs" / "dbt.log"
+    start = log.stat().st_size if log.exists() else 0
+    result = run_dbt(*args, expect_success=expect_success)
+    with log.open(encoding="utf-8", errors="replace") as written:
+        written.seek(start)
+        return result, written.read()
+
+
+def test_the_input_file_record_skips_the_history_until_it_changes(replay):
+    """A run compares the fingerprints of the history (a pass over every input row)
+    only when the input-file record cannot show the history as the last build saw it:
+    after rows were appended as new files it skips the comparison; a corrected copy of
+    an old row in a new file, a rewritten table and a changed view definition each
+    bring the comparison back, which names the changed partition. Both forms of input:
+    the staging view as dbt builds it (its plan is the seed table itself) and a view
+    that computes (a filter), whose rows are counted by arrival position."""
+    spark, total, arrive = replay
+    models = ["hourly_temperatures_city_stats_24h", COUNT_WINDOW]
+    arrive("seq <= 1600")
+    run_dbt("run", "--select", *models, "--full-refresh")
+    for model in models:
+        record = input_file_record(spark, model)
+        assert record["direct"] is True and len(record["files"]) == 1 and record["files"][0][1] == 1600, (model, record)
+    arrive("seq <= 1660")  # appended: one new file
+    _, log = run_logged("run", "--select", *models)
+    assert COMPARISON not in log
+    assert [input_file_record(spark, m)["files"][0][1] for m in models] == [1660, 1660]
+    day = spark.sql(f"select cast(trunc(to_date(reading_at), 'MM') as string) as d from {FULL} "
+                    "where seq = 100").first()["d"]
+    changed = f"the input's rows with reading_at in the partition starting {day} changed after this model processed them"
+
+    def fails_naming_the_change() -> None:
+        result, log = run_logged("run", "--select", *models, expect_success=False)
+        assert COMPARISON in log
+        for r in result.result.results:
+            assert changed in " ".join(str(r.message).split()), (r.node.name, r.message)
+
+    # A corrected copy of an old row, appended in a new file beside the old one.
+    spark.sql(f"insert into {SEED} select seq, reading_at, city, temp_f + 40 from {FULL} where seq = 100")
+    fails_naming_the_change()
+    arrive("seq <= 1660")  # the copy goes: the table is rewritten, the history as processed
+    _, log = run_logged("run", "--select", *models)
+    assert COMPARISON in log
+    # A view that computes: its rows are counted by arrival position.
+    spark.sql(f"create or replace view {STAGING} as select seq, reading_at, city, temp_f from {SEED} where temp_f > -500")
+    try:
+        run_logged("run", "--select", *models)
+        assert all(input_file_record(spark, m)["direct"] is False for m in models)
+        arrive("seq <= 1700")
+        _, log = run_logged("run", "--select", *models)
+        assert COMPARISON not in log
+        spark.sql(f"insert into {SEED} select seq, reading_at, city, temp_f + 40 from {FULL} where seq = 100")
+        fails_naming_the_change()
+        arrive("seq <= 1700")
+        run_dbt("run", "--select", *models)
+        # The view's definition changes: its rows below the watermark with it.
+        spark.sql(f"create or replace view {STAGING} as select seq, reading_at, city, "
+                  f"case when seq = 100 then temp_f + 40 else temp_f end as temp_f from {SEED} where temp_f > -500")
+        fails_naming_the_change()
+    finally:
+        run_dbt("run", "--select", "stg_vega__hourly_temperatures")
+    arrive("seq <= 1700")
+    assert_equals_full_rebuild(spark, snapshot(spark, models), "the input-file record")
 
 
 def test_a_row_changed_below_the_watermark_is_seen(replay):
