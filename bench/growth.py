@@ -13,6 +13,7 @@ the Python workers) is kept with each run."""
 
 from __future__ import annotations
 
+import os
 import statistics
 from collections.abc import Callable
 
@@ -89,9 +90,19 @@ def _memory(peak: PeakMemory) -> str:
     return f"{peak.jvm_mb / 1024:.1f} + {peak.python_workers_mb / 1024:.1f} GB"
 
 
+def selected(kinds: list) -> list:
+    """The kinds, or those whose names start with an entry of BENCH_GROWTH_KINDS
+    (comma-separated), such as `StreamBase tumbling,sqlstream RANGE`."""
+    named = [k.strip() for k in os.environ.get("BENCH_GROWTH_KINDS", "").split(",") if k.strip()]
+    unknown = [n for n in named if not any(kind.startswith(n) for kind, *_ in kinds)]
+    if unknown:
+        raise ValueError(f"BENCH_GROWTH_KINDS: no kind starts with {unknown}; kinds: {[k for k, *_ in kinds]}")
+    return [k for k in kinds if not named or any(k[0].startswith(n) for n in named)]
+
+
 def run(spark) -> list[dict]:
     results = []
-    for kind, sizes, prepare in _kinds(spark):
+    for kind, sizes, prepare in selected(_kinds(spark)):
         first, *larger = sizes
         action = prepare(first)
         action()  # untimed: the session's first run of this shape

@@ -3,11 +3,11 @@ by batch, end with exactly the rows of a full rebuild over the same input.
 
 The harness replays the real hourly temperatures (the seed table under the staging
 view) in batches: it appends to the seed table the rows that have arrived since (seq <=
-cut), as new files, or rewrites it when rows must go, runs the models incrementally, and after the last batch compares every
-incremental model with a full rebuild of the same input (`except all`, both ways).
-Cut points fall inside windows, between the two cities' readings of one hour (tied
-times), across a month's partition boundary, and around gaps of several days. Late
-rows get each policy of incremental['late_rows'] (chosen by the `late_rows` var).
+cut), as new files, or rewrites it when rows must go, runs the models incrementally,
+and after the last batch compares every incremental model with a full rebuild of the
+same input (`except all`, both ways). Cut points fall inside windows, between the two
+cities' readings of one hour (tied times), across a month's partition boundary, and
+around gaps of several days. Late rows get each policy of incremental['late_rows'] (chosen by the `late_rows` var).
 At the end the seed is restored and the models' full builds are renamed back, so later
 tests see the full tables.
 """
@@ -527,13 +527,25 @@ def input_file_record(spark, model: str) -> dict | None:
 
 
 def run_logged(*args: str, expect_success: bool = True) -> tuple[object, str]:
-    """(dbt's result, what it wrote to its debug log: every query it ran)."""
+    """(dbt's result, what it wrote to its debug log: every query it ran). dbt rotates
+    the log at 10 MB (dbt.log becomes dbt.log.1): then the rest of the old file is read
+    too."""
     log = PROJECT_DIR / "logs" / "dbt.log"
-    start = log.stat().st_size if log.exists() else 0
+    before = log.stat() if log.exists() else None
     result = run_dbt(*args, expect_success=expect_success)
-    with log.open(encoding="utf-8", errors="replace") as written:
-        written.seek(start)
-        return result, written.read()
+    parts = []
+    if before is not None and log.stat().st_ino != before.st_ino:
+        parts.append((log.with_name("dbt.log.1"), before.st_size))
+        parts.append((log, 0))
+    else:
+        parts.append((log, before.st_size if before is not None else 0))
+    text = ""
+    for path, start in parts:
+        with path.open(encoding="utf-8", errors="replace") as written:
+            written.seek(start)
+            text += written.read()
+    assert "_sw_files_n0" in text, "the log holds the run's plan query, with the input-file record's counts"
+    return result, text
 
 
 def test_the_input_file_record_skips_the_history_until_it_changes(replay):
@@ -557,7 +569,8 @@ def test_the_input_file_record_skips_the_history_until_it_changes(replay):
     assert [input_file_record(spark, m)["files"][0][1] for m in models] == [1660, 1660]
     day = spark.sql(f"select cast(trunc(to_date(reading_at), 'MM') as string) as d from {FULL} "
                     "where seq = 100").first()["d"]
-    changed = f"the input's rows with reading_at in the partition starting {day} changed after this model processed them"
+    changed = (f"the input's rows with reading_at in the partition starting {day} changed after this model "
+               "processed them")
 
     def fails_naming_the_change() -> None:
         result, log = run_logged("run", "--select", *models, expect_success=False)
@@ -572,7 +585,8 @@ def test_the_input_file_record_skips_the_history_until_it_changes(replay):
     _, log = run_logged("run", "--select", *models)
     assert COMPARISON in log
     # A view that computes: its rows are counted by arrival position.
-    spark.sql(f"create or replace view {STAGING} as select seq, reading_at, city, temp_f from {SEED} where temp_f > -500")
+    spark.sql(f"create or replace view {STAGING} as select seq, reading_at, city, temp_f from {SEED} "
+              "where temp_f > -500")
     try:
         run_logged("run", "--select", *models)
         assert all(input_file_record(spark, m)["direct"] is False for m in models)
