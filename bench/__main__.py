@@ -18,6 +18,7 @@ from bench import (
     odysseus_panes,
     on_cluster,
     report,
+    same_result,
     sessions,
     single_machine,
     sqlstream_ranges,
@@ -30,7 +31,7 @@ BENCHMARKS = {"sqlstream": sqlstream_ranges, "streambase": streambase_field_dime
               "streaminsight": streaminsight_count_windows,
               "odysseus": odysseus_intervals, "panes": odysseus_panes, "sessions": sessions,
               "incremental": incremental_runs, "single-machine": single_machine, "growth": growth,
-              "cluster": on_cluster, "widths": widths}
+              "cluster": on_cluster, "widths": widths, "same-result": same_result}
 
 
 def main(names: list[str]) -> int:

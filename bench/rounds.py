@@ -51,17 +51,20 @@ def timed(action: Callable[[], None]):
     return seconds, peak
 
 
-def alternating(baseline: Callable[[], None], measured: Callable[[], None], rounds: int = ROUNDS) -> tuple[Side, Side]:
-    """Run the two actions in `rounds` alternating rounds, baseline first, and time every
+def alternating(*actions: Callable[[], None], rounds: int = ROUNDS) -> tuple[Side, ...]:
+    """Run the actions (a baseline, the measured side, and any other baseline) in
+    `rounds` alternating rounds, in the order given, and time every
     round but the first: a session's first run of a query shape costs up to twice a later
     one, and alternation puts the machine's swings and order effects (the heap one side
     leaves behind) on both sides alike. Each run's peak memory (the Spark JVM and the
     Python workers, sampled from /proc) is kept with its time. Judge by the medians."""
     if rounds < 4:
         raise ValueError(f"rounds={rounds}: at least 3 timed rounds after the untimed first")
-    sides = Side(), Side()
+    if len(actions) < 2:
+        raise ValueError(f"{len(actions)} action(s): alternating rounds pair at least two")
+    sides = tuple(Side() for _ in actions)
     for round_number in range(rounds):
-        for side, action in zip(sides, (baseline, measured), strict=True):
+        for side, action in zip(sides, actions, strict=True):
             seconds, peak = timed(action)
             if round_number:
                 side.runs.append(seconds)
