@@ -116,11 +116,14 @@ def rows_sql(view: str) -> str:
 
 # -- StreamBase: trades (bench/streambase_field_dimension.py) -------------------------
 
-def field_dimension(size: int, advance: int) -> Callable[[str], Callable[[], object]]:
+def field_dimension(size: int, advance: int, optional_windows: str = "single") -> Callable[[str], Callable[[], object]]:
     def build(view: str):
         from bench.harness import spark_session
+        from streamwindows.spark import field_dimension_aggregate_spark
 
-        return lambda: streambase_field_dimension.engine(spark_session().table(view), size, advance)
+        return lambda: field_dimension_aggregate_spark(
+            spark_session().table(view), field="time", size=size, advance=advance, group_by=["symbol"], seq="seq",
+            aggregates=streambase_field_dimension.AGGREGATES, optional_windows=optional_windows)
     return build
 
 
@@ -181,6 +184,15 @@ def hopping_sql(view: str) -> str:
         from runs
         lateral view explode(sequence(greatest(first_start, time - pmod(time, 10) - 60), time - pmod(time, 10), 10))
             s as window_start
+        group by symbol, window_start""", 70, view)
+
+
+def hopping_all_sql(view: str) -> str:
+    """Size 70, advance 10, optional windows 'all': every grid window holding a trade."""
+    return closes_sql(f"""
+        select symbol, window_start, count(*) as row_count, sum(volume) as total_volume, count(*) as trades
+        from {view}
+        lateral view explode(sequence(time - pmod(time, 10) - 60, time - pmod(time, 10), 10)) s as window_start
         group by symbol, window_start""", 70, view)
 
 
@@ -406,11 +418,14 @@ KINDS = [
     Kind("StreamBase hopping 70/10", "2M trades, 500 symbols", "bench_trades", "field_dimension_aggregate_spark",
          field_dimension(70, 10), hopping_sql, lambda v: streambase_field_dimension.window_sql(70, 10, v),
          "window(ts, '70 seconds', '10 seconds')"),
+    Kind("StreamBase hopping 70/10, optional windows 'all'", "2M trades, 500 symbols", "bench_trades",
+         "field_dimension_aggregate_spark", field_dimension(70, 10, "all"), hopping_all_sql,
+         lambda v: streambase_field_dimension.window_sql(70, 10, v), "window(ts, '70 seconds', '10 seconds')"),
     Kind("StreamInsight count window N=100, SUM/AVG/MAX", "5M events, 500 groups", "bench_count_events",
          "count_window_aggregate (per-start plan)",
          count_macro("{'reading_sum': 'sum(reading)', 'reading_avg': 'avg(reading)', 'reading_max': 'max(reading)'}"),
          count_mergeable_sql, count_native, "ROWS 99 PRECEDING frame", rounded=("reading_sum", "reading_avg")),
-    Kind("StreamInsight count window N=100, MEDIAN/STDDEV", "5M events, 500 groups", "bench_count_events",
+    Kind("StreamInsight count window N=100, MEDIAN/STDDEV", "300k events, 500 groups", "bench_count_events_300k",
          "count_window_aggregate (event plan)",
          count_macro("{'reading_median': 'median(reading)', 'reading_stddev': 'stddev(reading)'}"),
          count_median_sql, count_median_native, "ROWS 99 PRECEDING frame", rounded=("reading_stddev",)),
@@ -447,6 +462,9 @@ def make_inputs(spark, kinds: list[Kind]) -> None:
     if "bench_trades" in views:
         streambase_field_dimension.make_trades(spark, 2_000_000, ".spark/bench/trades_2m") \
             .createOrReplaceTempView("bench_trades")
+    if "bench_count_events_300k" in views:  # a median's frames: every value of ~300 events, for each event
+        streaminsight_count_windows.make_events(spark, ".spark/bench/count_window_events_300k", 300_000)
+        spark.read.parquet(".spark/bench/count_window_events_300k").createOrReplaceTempView("bench_count_events_300k")
     if "bench_count_events" in views:
         streaminsight_count_windows.make_events(spark, ".spark/bench/count_window_events_5m", 5_000_000)
     if "bench_fenl_events" in views:

@@ -106,6 +106,10 @@
   {%- set internal = ['_sw_key'] -%}
   {%- set outputs = [] -%}
   {%- set split = ties == 'arrival' -%}
+  {#- Where arrival decides a result, a repeated arrival position is refused: the
+      streaming ties, an ordered aggregate, a scheduled run (it tells new rows from
+      processed ones). SQL peers with order-free aggregates read no arrival order. -#}
+  {%- set arrival_decides = split or (aggs | selectattr('ordered') | list | length > 0) or spec is not none or microbatch -%}
   {%- set has_other_times = size >= step -%}
 
   {%- set inner = [] -%}
@@ -131,7 +135,7 @@
       {%- set expr = stream_windows._sw_merge_parts(agg, a, b, integer_avg) -%}
     {%- endif -%}
     {%- if mask -%}{%- set expr = 'case when not ' ~ mask ~ ' then ' ~ expr ~ ' end' -%}{%- endif -%}
-    {%- if loop.first and arrival_order -%}
+    {%- if loop.first and arrival_order and arrival_decides -%}
       {#- Rows of one time and one arrival position in a partition: which arrived first?
           Checked over the peers' window (partition and time, by arrival). -#}
       {%- do inner.append(stream_windows._sw_repeated_arrival(arrival_order, partitions + ['_sw_key'], arrival_order) ~ ' as _sw_repeated_arrival') -%}

@@ -192,6 +192,42 @@ def test_tumbling_windows_without_groups(spark, options):
     assert_same_emissions(actual[list(expected.columns)], expected, repr(options))
 
 
+@pytest.mark.parametrize("options", [
+    pytest.param(dict(size=70, advance=10), id="70 by 10"),
+    pytest.param(dict(size=12, advance=4, offset=-3), id="offset"),
+    pytest.param(dict(size=9, advance=3, drain=True), id="drain"),
+    pytest.param(dict(size=6, advance=2, offset=1), id="gaps of several sizes"),
+])
+def test_hopping_windows_of_whole_panes_run_as_sql_and_equal_the_value_range_plan(spark, options, monkeypatch):
+    """Under optional_windows='all', size a whole number of advances over an integer
+    field, aggregates with an exact SQL form: the windows come from panes in Spark SQL
+    (no Python worker) and equal both the value-range plan's (the engine's core in
+    Python tasks) and the pandas engine's, emit_seq included, over streams with gaps
+    longer than the size. Under 'single' the value-range plan runs."""
+    from streamwindows.spark.field_dimension import grid_sql
+
+    frame = random_stream(n=2500, groups=130, seed=23)
+    frame["t"] = frame["t"] * 2 - 40  # spread: gaps of 0 to over the size; negative values
+    frame["label"] = np.where(frame.index % 3 == 0, None, "x" + (frame.index % 11).astype(str))
+    kwargs = dict(field="t", group_by=["g"], seq="seq", aggregates=TUMBLING_AGGREGATES, optional_windows="all",
+                  **options)
+    result = field_dimension_aggregate_spark(spark.createDataFrame(frame), partitions=3, **kwargs)
+    plan = result._jdf.queryExecution().executedPlan().toString()
+    assert "InPandas" not in plan and "__pane__" in plan, plan
+    single = field_dimension_aggregate_spark(spark.createDataFrame(frame), partitions=3,
+                                             **{**kwargs, "optional_windows": "single"})
+    assert "InPandas" in single._jdf.queryExecution().executedPlan().toString()
+    actual = result.toPandas().sort_values("emit_seq", ignore_index=True)
+    expected = field_dimension_aggregate(frame, **kwargs)
+    assert_same_emissions(actual[list(expected.columns)], expected, repr(options))
+
+    monkeypatch.setattr(grid_sql, "applies", lambda *args, **kwargs: False)
+    by_ranges = field_dimension_aggregate_spark(spark.createDataFrame(frame), partitions=3, **kwargs)
+    assert "InPandas" in by_ranges._jdf.queryExecution().executedPlan().toString()
+    pd.testing.assert_frame_equal(actual.astype(str), by_ranges.toPandas().sort_values(
+        "emit_seq", ignore_index=True).astype(str))
+
+
 def test_out_of_order_names_position_group_and_values(spark):
     frame = random_stream(n=500)
     frame.loc[321, "t"] = frame.loc[320, "t"] - 2  # goes backwards at arrival position 321

@@ -247,3 +247,22 @@ def test_a_repeated_arrival_position_fails_naming_it(spark, call):
     unique = spark.sql(sql.replace("sw_repeats", "(select * from sw_repeats where v <> 4)")).collect()
     assert sorted((r["p"], r["seq"], r["sum_v"]) for r in unique) == REPEATED_ARRIVAL_EXPECTED[call]
     assert "_sw_repeated_arrival" not in unique[0].asDict()
+
+
+def test_sql_peers_read_no_arrival_order_unless_an_aggregate_does(spark):
+    """Under ties='peers' a row's window holds all its peers whatever their arrival, so
+    order-free aggregates read no arrival order and a repeated position decides nothing:
+    the plain frame's sums come back. An ordered aggregate (last) is refused as before."""
+    spark.sql(
+        "create or replace temp view sw_repeats as select * from values "
+        "(1, 0, 'a', 1), (1, 0, 'b', 5), (2, 3, 'a', 2), (2, 3, 'a', 4) as t(seq, t, p, v)"
+    )
+    call = ("range_window_aggregate('sw_repeats', range=3, time_column='t', partition_by='p', ties='peers', "
+            "arrival_order='seq', aggregates={'sum_v': 'sum(v)'})")
+    rows = spark.sql(compiled("{{ " + call + " }}")).collect()
+    assert sorted((r["p"], r["seq"], r["v"], r["sum_v"]) for r in rows) == [
+        ("a", 1, 1, 1), ("a", 2, 2, 7), ("a", 2, 4, 7), ("b", 1, 5, 5)]
+    ordered = compiled("{{ " + call.replace("'sum(v)'", "'last(v)'") + " }}")
+    with pytest.raises(Exception) as error:
+        spark.sql(ordered).collect()
+    assert "got seq 2 twice in p=a." in str(error.value)

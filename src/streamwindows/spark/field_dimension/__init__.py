@@ -32,7 +32,7 @@ per-group part and a global part; in the general plan each runs where it belongs
    (from P counts) plus the row's index. No step funnels rows through one task or to
    the driver, and the result does not depend on the number of partitions.
 
-The modules, each importing only those listed before it: :mod:`.tumbling` and
+The modules, each importing only those listed before it: :mod:`.grid_sql` and
 :mod:`.ranges` (the value-range plan), :mod:`.arrival_order` (step 2),
 :mod:`.general_plan` (steps 3 and 4), :mod:`.output` (step 5) and :mod:`.aggregate`
 (the calls: step 1 and the choice of plan).

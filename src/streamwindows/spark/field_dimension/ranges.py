@@ -19,9 +19,10 @@ start near its end), runs the engine's vectorized core on them, keeps the window
 start in its range and numbers them in emission order. ``emit_seq`` is the task's offset
 (from the tasks' counts) plus that number.
 
-Tumbling windows with aggregates that Spark SQL computes exactly skip the tasks: they
-are one SQL aggregation (spark/field_dimension/tumbling.py), numbered by bitmaps of the groups'
-ranks per cell.
+Tumbling windows, and hopping windows whose size is a whole number of advances, with
+aggregates that Spark SQL computes exactly skip the tasks: they are Spark SQL
+aggregations (spark/field_dimension/grid_sql.py), numbered by bitmaps of the groups'
+ranks per window start.
 
 Against the general path (per-group engine, then an as-of search over the stream and a
 global sort of the emissions), this moves each input row through one shuffle and one
@@ -43,7 +44,7 @@ from streamwindows.field_dimension import (
     window_durations,
 )
 from streamwindows.spark.columns import SEQ, VALUE, quote
-from streamwindows.spark.field_dimension import tumbling as field_dimension_tumbling
+from streamwindows.spark.field_dimension import grid_sql as field_dimension_grid_sql
 from streamwindows.spark.session import cached_until_next, session_setting
 from streamwindows.spark.shipping import shared_value
 
@@ -132,14 +133,15 @@ def grid_windows_by_value_ranges(df, params: FieldDimensionParams, schema: dict[
         groups, n_groups = None, 1
         ranked_stream = stream.withColumn(_GRANK, F.lit(0).cast("bigint"))
 
-    if field_dimension_tumbling.applies(params, schema):
-        # Tumbling: one SQL aggregation (spark/field_dimension/tumbling.py). It has no task to meet
-        # a repeated seq within one value; seqs that are contiguous there are unique.
+    if field_dimension_grid_sql.applies(params, schema, incremental=starts_after is not None):
+        # Tumbling and whole-pane hopping windows: Spark SQL aggregations
+        # (spark/field_dimension/grid_sql.py). They have no task to meet a repeated seq
+        # within one value; seqs that are contiguous there are unique.
         if (last_seq - first_seq + 1 != stats["rows"].to_numpy(np.int64)).any() and not (
                 stream.groupBy(SEQ).count().where(F.col("count") > 1).isEmpty()):
             check_arrival_order(stream)
             raise AssertionError("the arrival-order check passed on a repeated seq")
-        windows = field_dimension_tumbling.tumbling_windows(
+        windows = field_dimension_grid_sql.grid_windows(
             ranked_stream, params, values=values, n_groups=n_groups, seq=SEQ, value=VALUE, group_rank=_GRANK,
             input_alias=input_alias, aggregate_types=aggregate_types, coordinate_type=coordinate_type,
             starts_after=starts_after, first_emit_seq=first_emit_seq)
