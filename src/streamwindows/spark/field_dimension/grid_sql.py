@@ -14,8 +14,9 @@ panes, the cells of width ``advance``: the group's tuples are aggregated per pan
 and each pane's parts are merged into the k windows holding it (the panes technique).
 Under ``'single'`` a tuple after a gap opens only its own cell, so which windows exist
 depends on the tuples before a pane; finding each run's first pane (a window over the
-group's panes) made the plan 1.2-1.6 times the value-range plan's time (measured at 2M
-and 10M trades, 70/10), so ``'single'`` keeps the value-range plan.
+group's panes, or handing each pane's last value to the windows after it in the same
+aggregation) made the plan 1.2-1.6 times the value-range plan's time (probes at 2M and
+10M trades, 70/10; docs/spark-plans.md), so ``'single'`` keeps the value-range plan.
 
 Either way the rest of the semantics is a lookup per window start:
 
