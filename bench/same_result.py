@@ -72,14 +72,19 @@ def range_macro(ties: str) -> Callable[[str], str]:
         f"arrival_order='seq', ties='{ties}', aggregates={WEATHER_AGGREGATES}) }}}}")
 
 
-def range_peers_sql(view: str) -> str:
+def weather_frame_sql(view: str, window: str) -> str:
+    """The readings with MIN, MAX and AVG of temp over one Spark frame `w`."""
     return f"""
         select seq, rowtime, city, temp, min(temp) over w as wmin_temp, max(temp) over w as wmax_temp,
                avg(temp) over w as wavg_temp
         from {view}
-        window w as (partition by city order by unix_micros(rowtime)
-                     range between {HOUR_MICROS} preceding and current row)
+        window w as ({window})
     """
+
+
+def range_peers_sql(view: str) -> str:
+    return weather_frame_sql(
+        view, f"partition by city order by unix_micros(rowtime) range between {HOUR_MICROS} preceding and current row")
 
 
 def range_arrival_sql(view: str) -> str:
@@ -106,12 +111,7 @@ def rows_macro(view: str) -> str:
 
 
 def rows_sql(view: str) -> str:
-    return f"""
-        select seq, rowtime, city, temp, min(temp) over w as wmin_temp, max(temp) over w as wmax_temp,
-               avg(temp) over w as wavg_temp
-        from {view}
-        window w as (partition by city order by seq rows between 9 preceding and current row)
-    """
+    return weather_frame_sql(view, "partition by city order by seq rows between 9 preceding and current row")
 
 
 # -- StreamBase: trades (bench/streambase_field_dimension.py) -------------------------

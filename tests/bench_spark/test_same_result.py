@@ -1,7 +1,8 @@
-"""bench/same_result.py's check: a kind's hand-written query must give the measured
-side's rows and columns, or the benchmark fails before timing anything. The check is
-run here on queries that need no dbt compile, so that it is seen to catch a difference
-in one row, in one column's name, and to pass floating columns within 9 decimals."""
+"""bench/same_result.py's check, on Spark (tests/bench/ holds the benchmarks' tests
+that need none): a kind's hand-written query must give the measured side's rows and
+columns, or the benchmark fails before timing anything. The check runs here on queries
+that need no dbt compile, so that it is seen to catch a difference in one row, in one
+column's name, and to pass floating columns within 9 decimals."""
 
 from __future__ import annotations
 
