@@ -119,11 +119,8 @@ def rows_sql(view: str) -> str:
 def field_dimension(size: int, advance: int, optional_windows: str = "single") -> Callable[[str], Callable[[], object]]:
     def build(view: str):
         from bench.harness import spark_session
-        from streamwindows.spark import field_dimension_aggregate_spark
 
-        return lambda: field_dimension_aggregate_spark(
-            spark_session().table(view), field="time", size=size, advance=advance, group_by=["symbol"], seq="seq",
-            aggregates=streambase_field_dimension.AGGREGATES, optional_windows=optional_windows)
+        return lambda: streambase_field_dimension.engine(spark_session().table(view), size, advance, optional_windows)
     return build
 
 

@@ -44,13 +44,13 @@ def make_trades(spark, rows: int, path: str):
 AGGREGATES = {"total_volume": "sum(volume)", "trades": "count(*)"}
 
 
-def engine(trades, size: int, advance: int):
+def engine(trades, size: int, advance: int, optional_windows: str = "single"):
     """The engine's windows of size/advance over the trades, SUM and COUNT per symbol
     (the DataFrame: building it runs the engine's validation jobs)."""
     from streamwindows.spark import field_dimension_aggregate_spark
 
     return field_dimension_aggregate_spark(trades, field="time", size=size, advance=advance, group_by=["symbol"],
-                                           seq="seq", aggregates=AGGREGATES)
+                                           seq="seq", aggregates=AGGREGATES, optional_windows=optional_windows)
 
 
 def engine_action(trades, size: int, advance: int):

@@ -83,8 +83,8 @@ def _sql_form(function: str, types: list[str]) -> bool:
 
 
 def grid_windows(ranked_stream, params: FieldDimensionParams, *, values: np.ndarray, n_groups: int, seq: str,
-                     value: str, group_rank: str, input_alias: dict[str, str], aggregate_types: dict[str, str],
-                     coordinate_type: str, starts_after: Any, first_emit_seq: int):
+                 value: str, group_rank: str, input_alias: dict[str, str], aggregate_types: dict[str, str],
+                 coordinate_type: str, starts_after: Any, first_emit_seq: int):
     """The windows (group rank, window_start, window_end, emit_kind, emitted_at, emit_seq,
     row_count, aggregates), or None past BITMAP_ENTRIES_LIMIT.
 
@@ -116,7 +116,7 @@ def grid_windows(ranked_stream, params: FieldDimensionParams, *, values: np.ndar
             *[_aggregate(a.function.name, [input_alias[c] for c in a.columns], seq)
               .cast(aggregate_types[a.name]).alias(a.name) for a in params.aggregates])
         starts_of = cells  # the bitmaps scan the input beside the windows' aggregation
-    else:
+    else:  # a full build only (applies): no window starts before starts_after to leave out
         windows = _hopping_windows(ranked_stream, params, seq=seq, value=value, group_rank=group_rank,
                                    input_alias=input_alias, aggregate_types=aggregate_types)
         starts_of = windows
