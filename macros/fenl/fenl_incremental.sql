@@ -287,20 +287,21 @@
       horizon=lag + (16 * step if spec.fenl_window == 'sliding' else 0)) -%}
   {%- set key = stream_windows._sw_incremental_key(inc) -%}
   {%- set state_table = stream_windows._sw_companion('__fenl_state') -%}
-  {%- if plan.full -%}
+  {%- if plan.full or plan.nothing_new -%}
     {#- A full build: the usual SELECT; its hooks drop the old state before the write
         and keep the state at the day of its newest time after it (by `dbt run` and
         `dbt build` only: a compile or docs generate need not pay a pass over the
-        input, and a missing state is made by the next run). -#}
-    {%- do plan.prepare.append('drop table if exists ' ~ state_table) -%}
-    {%- if stream_windows._sw_building() -%}
+        input, and a missing state is made by the next run). With nothing new, the
+        same SELECT under a filter that keeps no row, and the state as it is. -#}
+    {%- if plan.full -%}{%- do plan.prepare.append('drop table if exists ' ~ state_table) -%}{%- endif -%}
+    {%- if plan.full and stream_windows._sw_building() -%}
       {%- set newest = run_query('select max(' ~ key ~ ') as k from ' ~ source ~ ' as _sw_input').rows[0]['k'] -%}
       {%- if newest is not none -%}
         {%- set cut = stream_windows._sw_partition_start(inc, newest | int if inc.kind == 'interval' else newest | float) -%}
         {%- do plan.commit.extend(stream_windows._sw_fenl_state_at(source, entities, time_column, arrival_order, pipelines, spec, inc, key, none, cut, state_table, []).statements) -%}
       {%- endif -%}
     {%- endif -%}
-    {{ return(stream_windows._sw_plan_comment(plan) ~ '\nselect *, ' ~ stream_windows._sw_incremental_partition_column(inc) ~ ' from (' ~ stream_windows._sw_fenl_per_row(source, entities, time_column, arrival_order, pipelines, spec, passthrough) ~ ') as _sw_full') }}
+    {{ return(stream_windows._sw_plan_comment(plan) ~ '\n' ~ stream_windows._sw_nothing_new_open(plan) ~ 'select *, ' ~ stream_windows._sw_incremental_partition_column(inc) ~ ' from (' ~ stream_windows._sw_fenl_per_row(source, entities, time_column, arrival_order, pipelines, spec, passthrough) ~ ') as _sw_full' ~ stream_windows._sw_nothing_new_close(plan)) }}
   {%- endif -%}
   {%- set cut = plan.from_key -%}
   {#- The SELECT reads the state at the cut: `dbt run` and `dbt build` make it in the
@@ -374,11 +375,14 @@ where {{ key }} >= {{ cut }}
   {%- set key = stream_windows._sw_incremental_key(inc) -%}
   {%- set bounds = stream_windows._sw_fenl_period_sql(period, time_zone) -%}
   {%- set entity_sql = entities | join(', ') -%}
-  {%- if plan.full -%}
-    {#- The entities of a full build: dropped before its write, kept after it. -#}
-    {%- do plan.prepare.append('drop table if exists ' ~ entity_table) -%}
-    {%- do plan.commit.append('create table ' ~ entity_table ~ ' using parquet as select distinct ' ~ entity_sql ~ ' from ' ~ source ~ ' as _sw_input') -%}
-    {{ return(stream_windows._sw_plan_comment(plan) ~ '\nselect *, ' ~ stream_windows._sw_incremental_partition_column(inc, 'period_start') ~ ' from (' ~ stream_windows._sw_fenl_cron(source, entities, time_column, arrival_order, pipelines, period, time_zone) ~ ') as _sw_full') }}
+  {%- if plan.full or plan.nothing_new -%}
+    {#- The entities of a full build: dropped before its write, kept after it (with
+        nothing new, the full build's SELECT keeps no row, and the entities stand). -#}
+    {%- if plan.full -%}
+      {%- do plan.prepare.append('drop table if exists ' ~ entity_table) -%}
+      {%- do plan.commit.append('create table ' ~ entity_table ~ ' using parquet as select distinct ' ~ entity_sql ~ ' from ' ~ source ~ ' as _sw_input') -%}
+    {%- endif -%}
+    {{ return(stream_windows._sw_plan_comment(plan) ~ '\n' ~ stream_windows._sw_nothing_new_open(plan) ~ 'select *, ' ~ stream_windows._sw_incremental_partition_column(inc, 'period_start') ~ ' from (' ~ stream_windows._sw_fenl_cron(source, entities, time_column, arrival_order, pipelines, period, time_zone) ~ ') as _sw_full' ~ stream_windows._sw_nothing_new_close(plan)) }}
   {%- endif -%}
   {#- The key (period) of an instant given in microseconds, and a period's start in microseconds. -#}
   {%- set key_of = 'select ' ~ bounds.key ~ ' as _sw_period from (select timestamp_micros(%s) as _sw_time) as _sw_instant' -%}

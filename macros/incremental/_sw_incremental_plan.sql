@@ -68,7 +68,7 @@
   {%- set fingerprints = {'table': stream_windows._sw_companion('__input_fingerprints') | string, 'input': relation | string,
       'part': stream_windows._sw_partition_sql(spec, key), 'key': key, 'arrival_order': arrival_order, 'from_key': none, 'fresh_after': none,
       'floor': none, 'new_rows_below': false} -%}
-  {%- set plan = {'full': seen is none, 'key': key, 'arrival_order': arrival_order, 'watermark_from': watermark_from, 'since': 'all',
+  {%- set plan = {'full': seen is none, 'nothing_new': false, 'key': key, 'arrival_order': arrival_order, 'watermark_from': watermark_from, 'since': 'all',
       'floor': none, 'next_floor': none, 'next_watermark': none, 'fingerprints': fingerprints, 'input_files': none,
       'prepare': [], 'commit': [], 'notes': []} -%}
   {%- if seen is none -%}
@@ -174,6 +174,18 @@
     {%- set verdict = stream_windows._sw_input_files_verdict(input_tables, seen.input_files, files.matching, now) -%}
     {%- set history_unchanged = verdict[0] -%}
     {%- do plan.update({'input_files': verdict[1]}) -%}
+  {%- endif -%}
+  {#- Nothing new: the history is as the last build saw it, no file the input reads is
+      newer than that build's (so no row arrived since), and no row the plan cannot
+      place. The table already equals a full rebuild over this input, so the run
+      recomputes and writes nothing: the model's SQL selects no row
+      (_sw_nothing_new_open/_close), and its hooks leave the watermark, the record and
+      the fingerprints as they are. -#}
+  {%- if history_unchanged and row is none and not stream_windows._sw_input_files_grew(input_tables, now) -%}
+    {%- do plan.update({'nothing_new': true}) -%}
+    {%- do plan.notes.append('stream_windows: ' ~ model.name ~ ': nothing new in ' ~ relation
+        ~ ' since the last run (no new file, the history as it processed it); the run writes nothing.') -%}
+    {{ return(plan) }}
   {%- endif -%}
   {%- set change = run_query('select * from ' ~ earliest_change).rows[0] if earliest_change is not none and not history_unchanged else none -%}
   {#- No row from the floor's key on yet: every later row arrives after S. -#}

@@ -47,7 +47,7 @@
     was planned with, whatever ran in the session before. -#}
 {% macro _sw_plan_comment(plan) %}
   {%- set carried = {} -%}
-  {%- for field in ['full', 'key', 'arrival_order', 'watermark_from', 'since', 'next_floor', 'next_watermark', 'fingerprints', 'input_files',
+  {%- for field in ['full', 'nothing_new', 'key', 'arrival_order', 'watermark_from', 'since', 'next_floor', 'next_watermark', 'fingerprints', 'input_files',
       'prepare', 'commit', 'notes'] -%}
     {%- do carried.update({field: plan[field]}) -%}
   {%- endfor -%}
@@ -99,6 +99,11 @@
   {%- set plan = stream_windows._sw_model_plan() if execute else none -%}
   {%- if plan is none -%}{{ return('') }}{%- endif -%}
   {{ stream_windows._sw_failpoint('before_commit') }}
+  {%- if plan.nothing_new -%}
+    {#- The run wrote no row: the table, its watermark, record and fingerprints stand. -#}
+    {%- for note in plan.notes -%}{%- do log(note, info=true) -%}{%- endfor -%}
+    {{ return('') }}
+  {%- endif -%}
   {%- set floor = ('|' ~ plan.next_floor) if plan.next_floor is not none else '' -%}
   {%- set watermark = none -%}
   {%- if plan.watermark_from == 'input' -%}
@@ -139,6 +144,18 @@
     {%- do run_query(record_watermark) -%}
   {%- endif -%}
   {{ return('') }}
+{% endmacro %}
+
+{% macro _sw_nothing_new_open(plan) %}
+  {#- With _sw_nothing_new_close, around a window macro's SQL when its plan found
+      nothing new: the same columns and no row. Spark replaces a filter that is always
+      false, and the plan beneath it, by an empty relation, so nothing is read. The
+      macro builds its full build's SQL there, which needs no query to plan. -#}
+  {{ return('select * from (\n' if plan is not none and plan.nothing_new else '') }}
+{% endmacro %}
+
+{% macro _sw_nothing_new_close(plan) %}
+  {{ return('\n) as _sw_nothing_new where false' if plan is not none and plan.nothing_new else '') }}
 {% endmacro %}
 
 {% macro _sw_failpoint(point) %}

@@ -106,6 +106,15 @@
   {{ return((unchanged | select('equalto', false) | list | length == 0, {'plan': input.plan, 'tables': tables, 'direct': input.direct})) }}
 {% endmacro %}
 
+{% macro _sw_input_files_grew(input, now) %}
+  {#- Whether a table the input reads has rows in files newer than the recorded M (read
+      from the plan query's row, after a verdict that found the record matching). -#}
+  {%- for table in input.tables -%}
+    {%- if (now['_sw_files_new' ~ loop.index0] or 0) | int > 0 -%}{{ return(true) }}{%- endif -%}
+  {%- endfor -%}
+  {{ return(false) }}
+{% endmacro %}
+
 {% macro _sw_input_files_record(record, relation, arrival_order, s) %}
   {#- The commit's record (the table property's JSON), or none when the input's files
       changed while the run ran (a table's rows or its files newer than M differ from

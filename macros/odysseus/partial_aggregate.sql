@@ -87,11 +87,12 @@
   {%- if spec is not none -%}
     {#- The pane holding W starts after W - size: recompute from that partition on. -#}
     {%- set planned = stream_windows._sw_incremental_plan(macro_name, spec, relation, arrival_order, groups, reach, 'input') -%}
-    {%- set plan = none if planned.full else planned -%}
+    {%- set plan = none if planned.full or planned.nothing_new else planned -%}
     {%- do states.append(stream_windows._sw_incremental_partition_column(spec, 'timestamp_micros(_sw_pane_start)' if spec.kind == 'interval' else '_sw_pane_start')) -%}
   {%- endif -%}
 {%- if planned is not none %}
 {{ stream_windows._sw_plan_comment(planned) }}
+{{ stream_windows._sw_nothing_new_open(planned) }}
 {%- endif %}
 select
     {{ (groups + paning.outputs + states) | join(',\n    ') }}
@@ -113,6 +114,7 @@ group by {{ keys | join(', ') }}
 {%- if batch is not none %}
 having {{ batch.rows }}
 {%- endif %}
+{{ stream_windows._sw_nothing_new_close(planned) }}
 {% endmacro %}
 
 {% macro _sw_pane(macro_name, pane) %}

@@ -68,7 +68,7 @@
   {%- set rewrite = none -%}
   {%- if spec is not none -%}
     {%- set planned = stream_windows._sw_incremental_plan(macro_name, spec, relation, arrival_order, keys, stream_windows._sw_reach(none, future=size), 'input') -%}
-    {%- if not planned.full -%}
+    {%- if not planned.full and not planned.nothing_new -%}
       {%- set rewrite = stream_windows._sw_session_rewrite(planned, spec, keys, size) -%}
       {%- set source = '(select * from ' ~ source ~ ' as _sw_all where ' ~ stream_windows._sw_key_from(planned, rewrite.from_key)
           ~ (' and not ' ~ planned.exclude if planned.exclude else '') ~ ')' -%}
@@ -151,6 +151,7 @@
 
 {%- if planned is not none %}
 {{ stream_windows._sw_plan_comment(planned) }}
+{{ stream_windows._sw_nothing_new_open(planned) }}
 {%- endif %}
 {%- if batch_rows is not none %}
 select * from (
@@ -195,6 +196,7 @@ where {{ batch_rows }}
         else true end
 {%- endif %}
 {%- endif %}
+{{ stream_windows._sw_nothing_new_close(planned) }}
 {% endmacro %}
 
 {% macro _sw_session_rewrite(plan, spec, keys, gap) %}

@@ -75,7 +75,7 @@
     {#- Rowtime bounds are rows of the stream (a time and an arrival position): the
         plan reads them with the data, so a late bound is caught like a late row. -#}
     {%- set planned = stream_windows._sw_incremental_plan(macro_name, spec, source if bounds is not none else relation, arrival_order, partitions, reach) -%}
-    {%- set plan = none if planned.full else planned -%}
+    {%- set plan = none if planned.full or planned.nothing_new else planned -%}
     {%- if plan is not none -%}
       {%- set source = '(select * from ' ~ source ~ ' as _sw_all where ' ~ stream_windows._sw_key_from(plan, plan.input_from_key) ~ (' and not ' ~ plan.exclude if plan.exclude else '') ~ ')' -%}
     {%- endif -%}
@@ -182,6 +182,7 @@
 
 {%- if planned is not none %}
 {{ stream_windows._sw_plan_comment(planned) }}
+{{ stream_windows._sw_nothing_new_open(planned) }}
 {%- endif %}
 {%- if kept %}
 select * from (
@@ -201,6 +202,7 @@ from (
 ) as _sw_result
 where {{ kept | join(' and ') }}
 {%- endif %}
+{{ stream_windows._sw_nothing_new_close(planned) }}
 {% endmacro %}
 
 {% macro _sw_source_with_bounds(macro_name, relation, bounds, time_column, arrival_order, partitions, passthrough, wanted) %}

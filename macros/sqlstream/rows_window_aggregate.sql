@@ -52,7 +52,7 @@
   {%- endif -%}
   {{- stream_windows._sw_check_columns_exist(macro_name, relation, wanted) -}}
   {%- set planned = stream_windows._sw_incremental_plan(macro_name, spec, relation, arrival_order, partitions, stream_windows._sw_reach(none)) if spec is not none else none -%}
-  {%- set plan = planned if planned is not none and not planned.full else none -%}
+  {%- set plan = planned if planned is not none and not planned.full and not planned.nothing_new else none -%}
   {%- if plan is not none -%}
     {#- The recomputed partitions, and before them the n rows each partition's window
         reaches back to: the latest by arrival among the rows not recomputed. -#}
@@ -74,6 +74,7 @@
   {%- if batch_rows is not none -%}{%- do kept.append(batch_rows) -%}{%- endif -%}
 {%- if planned is not none %}
 {{ stream_windows._sw_plan_comment(planned) }}
+{{ stream_windows._sw_nothing_new_open(planned) }}
 {%- endif %}
 {%- if kept %}
 select * from (
@@ -91,4 +92,5 @@ window _sw_w as (
 ) as _sw_result
 where {{ kept | join(' and ') }}
 {%- endif %}
+{{ stream_windows._sw_nothing_new_close(planned) }}
 {% endmacro %}

@@ -83,7 +83,7 @@
   {%- for agg in aggs if not stream_windows._sw_frame_mergeable(agg, types) -%}{%- do unmergeable.append(agg.name) -%}{%- endfor -%}
   {%- set per_start = not unmergeable -%}
   {%- set planned = stream_windows._sw_incremental_plan(macro_name, spec, relation, arrival_order, groups, reach, 'input') if spec is not none else none -%}
-  {%- set plan = planned if planned is not none and not planned.full else none -%}
+  {%- set plan = planned if planned is not none and not planned.full and not planned.nothing_new else none -%}
   {%- set newest_first = 'dense_rank() over (' ~ ('partition by ' ~ groups | join(', ') ~ ' ' if groups else '') ~ 'order by ' ~ time_column ~ ' desc)' -%}
   {%- if plan is not none -%}
     {%- set relation = stream_windows._sw_counted_context(relation, plan, spec, groups, n - 1, 'times', newest_first) -%}
@@ -146,6 +146,7 @@
   {%- endset -%}
 {%- if planned is not none %}
 {{ stream_windows._sw_plan_comment(planned) }}
+{{ stream_windows._sw_nothing_new_open(planned) }}
 {%- endif %}
 select
     {{ (groups | join(', ') ~ ',') if groups }}
@@ -250,6 +251,7 @@ where
     {%- if batch_rows is not none %}
     and {{ batch_rows }}
     {%- endif %}
+{{ stream_windows._sw_nothing_new_close(planned) }}
 {% endmacro %}
 
 {% macro _sw_count_window_tick(macro_name, types, time_column, tick) %}

@@ -526,6 +526,13 @@ def input_file_record(spark, model: str) -> dict | None:
     return json.loads(record) if record is not None else None
 
 
+def table_files(spark, model: str) -> list[tuple]:
+    """The files of a model's table, with their modification times."""
+    spark.catalog.refreshTable(f"{SCHEMA}.{model}")
+    return sorted(spark.sql(f"select distinct _metadata.file_path, _metadata.file_modification_time "
+                            f"from {SCHEMA}.{model}").collect())
+
+
 def run_logged(*args: str, expect_success: bool = True) -> tuple[object, str]:
     """(dbt's result, what it wrote to its debug log: every query it ran). dbt rotates
     the log at 10 MB (dbt.log becomes dbt.log.1): then the rest of the old file is read
@@ -567,6 +574,19 @@ def test_the_input_file_record_skips_the_history_until_it_changes(replay):
     _, log = run_logged("run", "--select", *models)
     assert COMPARISON not in log
     assert [input_file_record(spark, m)["files"][0][1] for m in models] == [1660, 1660]
+    # Nothing new since: the run finds it in its plan query and writes nothing, neither
+    # rows nor its table's properties nor fingerprints.
+    before = {m: (table_files(spark, m), input_file_record(spark, m)) for m in models}
+    _, log = run_logged("run", "--select", *models)
+    for model in models:
+        assert f"stream_windows: {model}: nothing new in" in log, model
+        assert (table_files(spark, model), input_file_record(spark, model)) == before[model], model
+        compiled = next((PROJECT_DIR / "target" / "compiled").rglob(f"{model}.sql")).read_text()
+        assert compiled.rstrip().endswith(") as _sw_nothing_new where false"), (model, compiled[-300:])
+    assert COMPARISON not in log and "set tblproperties" not in log
+    # dbt's own insert, of no row, is the only write: no fingerprints, no audit.
+    written = sorted(re.findall(r"insert (?:overwrite table|into) (\S+)", log))
+    assert written == [f"{SCHEMA}.{m}" for m in sorted(models)], written
     day = spark.sql(f"select cast(trunc(to_date(reading_at), 'MM') as string) as d from {FULL} "
                     "where seq = 100").first()["d"]
     changed = (f"the input's rows with reading_at in the partition starting {day} changed after this model "
@@ -583,7 +603,7 @@ def test_the_input_file_record_skips_the_history_until_it_changes(replay):
     fails_naming_the_change()
     arrive("seq <= 1660")  # the copy goes: the table is rewritten, the history as processed
     _, log = run_logged("run", "--select", *models)
-    assert COMPARISON in log
+    assert COMPARISON in log and "nothing new" not in log  # rewritten files are not nothing new
     # A view that computes: its rows are counted by arrival position.
     spark.sql(f"create or replace view {STAGING} as select seq, reading_at, city, temp_f from {SEED} "
               "where temp_f > -500")
