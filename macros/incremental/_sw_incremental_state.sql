@@ -99,14 +99,12 @@
   {%- set plan = stream_windows._sw_model_plan() if execute else none -%}
   {%- if plan is none -%}{{ return('') }}{%- endif -%}
   {{ stream_windows._sw_failpoint('before_commit') }}
-  {%- if plan.nothing_new -%}
-    {#- The run wrote no row: the table, its watermark, record and fingerprints stand. -#}
-    {%- for note in plan.notes -%}{%- do log(note, info=true) -%}{%- endfor -%}
-    {{ return('') }}
-  {%- endif -%}
   {%- set floor = ('|' ~ plan.next_floor) if plan.next_floor is not none else '' -%}
   {%- set watermark = none -%}
-  {%- if plan.watermark_from == 'input' -%}
+  {%- if plan.nothing_new -%}
+    {#- The run wrote no row: with no new watermark, the table's watermark, record and
+        fingerprints stand (and a nothing-new plan commits no statement). -#}
+  {%- elif plan.watermark_from == 'input' -%}
     {%- set watermark = plan.next_watermark -%}
   {%- else -%}
     {%- set partial = not plan.full -%}
