@@ -47,7 +47,7 @@ class Cluster:
         try:
             with urllib.request.urlopen(f"{self.web_url}/json/", timeout=2) as response:
                 state = json.load(response)
-        except OSError:
+        except (OSError, ValueError):  # not listening yet, or a UI still starting answers an empty body
             return 0
         return sum(1 for w in state.get("workers", []) if w.get("state") == "ALIVE")
 
@@ -79,12 +79,15 @@ def start(workers: int = 2, cores: int = 1, memory: str = "3g", worker_python: s
                "--host", "127.0.0.1", "--cores", str(cores), "--memory", memory,
                "--webui-port", str(_free_port()), "--work-dir", str(work_dir))
     deadline = time.monotonic() + timeout
-    while cluster.alive_workers() < workers:
-        if time.monotonic() > deadline:
-            stop(cluster)
-            raise RuntimeError(f"standalone cluster: {workers} workers not registered in {timeout:.0f}s; "
-                               f"see the logs in {state_dir}")
-        time.sleep(0.5)
+    try:
+        while cluster.alive_workers() < workers:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"standalone cluster: {workers} workers not registered in {timeout:.0f}s; "
+                                   f"see the logs in {state_dir}")
+            time.sleep(0.5)
+    except BaseException:  # a timeout, an interrupt: the processes started here go with it
+        stop(cluster)
+        raise
     return cluster
 
 
