@@ -526,6 +526,14 @@ def input_file_record(spark, model: str) -> dict | None:
     return json.loads(record) if record is not None else None
 
 
+def committed_fingerprints(spark, model: str) -> list:
+    """A Python model's committed fingerprints, the header (NULL partition) last."""
+    table = f"{SCHEMA}.{model}__input_fingerprints"
+    spark.catalog.refreshTable(table)
+    return sorted(spark.table(table).where("committed").collect(), key=lambda r: (r["input_partition"] is None,
+                                                                                  str(r["input_partition"])))
+
+
 def table_files(spark, model: str) -> list[tuple]:
     """The files of a model's table, with their modification times."""
     spark.catalog.refreshTable(f"{SCHEMA}.{model}")
@@ -673,6 +681,13 @@ def test_a_row_changed_below_what_a_python_model_processed_fails_it_or_is_reproc
     arrive("seq <= 1600")
     run_dbt("run", "--select", *models, "--full-refresh")
     before = {m: table_rows(spark, m) for m in models}
+    # Nothing new since (the input-file record shows it): each function returns no row
+    # and stages nothing, so the table's files and the committed set stay as they were.
+    fingerprints = {m: (table_files(spark, m), committed_fingerprints(spark, m)) for m in models}
+    run_dbt("run", "--select", *models)
+    for model in models:
+        assert (table_files(spark, model), committed_fingerprints(spark, model)) == fingerprints[model], model
+        assert committed_fingerprints(spark, model)[-1]["input_files"] is not None, model  # the header's record
     edited = (f"select seq, reading_at, city, case when seq = 100 then temp_f + 40 else temp_f end as temp_f "
               f"from {FULL} where seq <= 1660")
     spark.sql(f"insert overwrite table {SEED} {edited} union all "

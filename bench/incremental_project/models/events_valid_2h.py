@@ -20,5 +20,6 @@ def model(dbt, session):
         group_by=["grp"],
         arrival="seq",
         aggregates={"amount_sum": "sum(amount)", "amount_max": "max(amount)"},
+        this=str(dbt.this),  # the late-row policy, fingerprints and input-file record
         model="events_valid_2h",
     )

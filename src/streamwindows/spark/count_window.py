@@ -17,9 +17,10 @@ import pandas as pd
 
 from streamwindows.count_window import count_window_aggregate
 from streamwindows.errors import InvalidParameterError
-from streamwindows.spark.fingerprints import InputFingerprints
+from streamwindows.spark.fingerprints import InputFingerprints, describe_call
 from streamwindows.spark.incremental import (
     group_on_driver,
+    nothing_written,
     null_safe_match,
     require_time_partition,
     split_at_latest,
@@ -175,7 +176,8 @@ def count_window_incremental_spark(
     policy = late_rows_policy(INCREMENTAL_FUNCTION, late_rows, this, time=time, arrival=arrival, streams=groups,
                               model=model)
     df = policy.input_for(df, full=previous is None)  # without the audited events
-    fingerprints = InputFingerprints.of(this, time=time, arrival=arrival, partition_of=partition_of)
+    fingerprints = InputFingerprints.of(this, time=time, arrival=arrival, partition_of=partition_of,
+                                        call=describe_call(**options, partition=partition))
 
     def with_partition(frame):
         return frame.withColumn("time_partition", F.when(F.col("is_final"), partition_of(F.col("point_at"))))
@@ -184,6 +186,8 @@ def count_window_incremental_spark(
         fingerprints.check_and_stage(df, full=True, function=INCREMENTAL_FUNCTION, model=model)
         return with_partition(count_window_aggregate_spark(df, **options))
     require_time_partition(previous, INCREMENTAL_FUNCTION, model)
+    if fingerprints.nothing_new(df):  # the table equals a full build over this input
+        return nothing_written(previous)
 
     # Each group's latest start P: the point of its provisional window (the NULL
     # partition: reading it prunes every other).

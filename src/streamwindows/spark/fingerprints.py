@@ -27,15 +27,26 @@ checksum) holding the arrival position, so that even an empty input stages somet
 and the table property ``stream_windows.staged_rows`` says what the model's rows are:
 ``'new'`` (written by partition or appended, as the model's strategy says) or
 ``'whole_table'`` (they replace the table).
+
+Recounting and comparing the whole history on every run would make a run's cost grow
+with the history. So the header row also holds the input-file record
+(:mod:`streamwindows.spark.input_files`): while it shows the history as the committed
+set saw it, a run counts and hashes only the rows after S and adds them to the committed
+sums (:meth:`InputFingerprints._stage_added`), and a run with no newer file has nothing
+new (:meth:`InputFingerprints.nothing_new`).
 """
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from streamwindows.errors import ChangedInputError
+from streamwindows.spark.input_files import InputTables, Verdict, decoded, input_tables, verdict
+from streamwindows.spark.input_files import record as input_files_record
 
 SUFFIX = "__input_fingerprints"
 STAGED_ROWS = "stream_windows.staged_rows"  # the table property the adapter reads (its STAGED_ROWS)
@@ -62,19 +73,67 @@ def hash_sum(hashes):
 
 
 @dataclass(frozen=True)
+class History:
+    """What a run knows of its input's history before any pass over the rows: the
+    committed fingerprints ({partition: (rows, checksum)}, None without a committed
+    set), their arrival position S, the committed input-file record (decoded), the
+    tables the input reads (None: not a table of files) and what their files say."""
+
+    committed: dict | None
+    processed_until: Any
+    recorded: dict | None
+    tables: InputTables | None
+    verdict: Verdict | None
+
+    @property
+    def unchanged(self) -> bool:
+        """The rows up to S are those the committed fingerprints describe: the run
+        neither recounts nor compares them."""
+        return self.committed is not None and self.verdict is not None and self.verdict.unchanged
+
+
+@dataclass
 class InputFingerprints:
     """``table`` is ``<this>__input_fingerprints`` (None without ``this``: nothing is
     recorded or checked); ``time`` and ``arrival`` name the input's columns,
-    ``partition_of`` maps a time Column to its partition's first value."""
+    ``partition_of`` maps a time Column to its partition's first value, ``call``
+    describes the function's parameters (:func:`describe_call`)."""
 
     table: str | None
     time: str
     arrival: str
     partition_of: Callable
+    call: str = ""
+    _read: tuple | None = field(default=None, repr=False)  # (df, full, History) of this run
 
     @classmethod
-    def of(cls, this: str | None, *, time: str, arrival: str, partition_of: Callable) -> InputFingerprints:
-        return cls(f"{this.strip()}{SUFFIX}" if this else None, time, arrival, partition_of)
+    def of(cls, this: str | None, *, time: str, arrival: str, partition_of: Callable,
+           call: str = "") -> InputFingerprints:
+        return cls(f"{this.strip()}{SUFFIX}" if this else None, time, arrival, partition_of, call)
+
+    def history(self, df, *, full: bool) -> History:
+        """The run's History, found once per input (a query over the files' footers and
+        the files newer than the record's, before the rows are read)."""
+        if self._read is not None and self._read[0] is df and self._read[1] == full:
+            return self._read[2]
+        spark = df.sparkSession
+        committed, processed_until, recorded = (None, None, None) if full else self._committed(spark)
+        tables = input_tables(df)
+        found = None if tables is None else verdict(df, tables, recorded, self.arrival, processed_until)
+        history = History(committed, processed_until, recorded, tables, found)
+        self._read = (df, full, history)
+        return history
+
+    def nothing_new(self, df) -> bool:
+        """True when a scheduled run has nothing to do: the committed record shows the
+        history as the last build saw it, no table the input reads has a newer file, and
+        the function's parameters are the same. The table then already equals a full
+        build over this input: the run returns no row and stages nothing (the committed
+        fingerprints still describe the table)."""
+        if self.table is None:
+            return False
+        history = self.history(df, full=False)
+        return history.unchanged and not history.verdict.grew and history.recorded.get("call") == self.call
 
     def check_and_stage(self, df, *, full: bool, function: str, model: str | None,
                         reprocess: bool = False) -> bool:
@@ -83,57 +142,95 @@ class InputFingerprints:
         partition that differs it raises ChangedInputError, or, with ``reprocess``,
         returns True: the caller then returns a full build's rows, staged as replacing
         the whole table. Every build stages ``df``'s fingerprints. One Spark job reads
-        ``df``'s time, arrival and row hash for both. False: the model's rows are new
-        rows, as its strategy writes them."""
+        ``df``'s time, arrival and row hash for both. When the input-file record shows
+        the history unchanged, that job reads only the rows after S (Parquet skips the
+        files that hold none), and their counts and checksums are added to the
+        committed ones. False: the model's rows are new rows, as its strategy writes
+        them."""
         if self.table is None:
             return False
         from pyspark.sql import functions as F
 
         spark = df.sparkSession
-        committed = None if full else self._committed(spark)
-        if committed is None:  # nothing to compare: every row is counted for the record
-            within = F.lit(True)
-        elif committed[1] is None:  # recorded over no rows: none was processed
-            within = F.lit(False)
-        else:
-            within = F.col("_sw_arrival") <= F.lit(committed[1])
+        history = self.history(df, full=full)
         hashed = df.select(self.partition_of(F.col(self.time)).alias("input_partition"),
                            F.col(self.arrival).alias("_sw_arrival"),
                            F.xxhash64(F.struct(*[df[c] for c in df.columns])).alias("_sw_hash"))
+        partition_type = hashed.schema["input_partition"].dataType
+        if not full and history.unchanged:
+            return self._stage_added(spark, hashed, history, partition_type, df.schema[self.arrival].dataType)
+        committed = None if full else history.committed
+        if committed is None:  # nothing to compare: every row is counted for the record
+            within = F.lit(True)
+        elif history.processed_until is None:  # recorded over no rows: none was processed
+            within = F.lit(False)
+        else:
+            within = F.col("_sw_arrival") <= F.lit(history.processed_until)
         per_partition = hashed.groupBy("input_partition").agg(
             F.count(F.lit(1)).alias("input_rows"), hash_sum(F.col("_sw_hash")).alias("input_checksum"),
-            F.max("_sw_arrival").alias("_sw_last"),
+            F.max("_sw_arrival").alias("_sw_last"), F.count("_sw_arrival").alias("_sw_arrived"),
             F.count(F.when(within, F.lit(1))).alias("_sw_rows_then"),
             hash_sum(F.when(within, F.col("_sw_hash"))).alias("_sw_checksum_then"))
         now = per_partition.collect()
         whole_table = False
-        if committed:
+        if committed is not None:
             changed = self._first_change(committed, now)
             if changed is not None and not reprocess:
                 raise ChangedInputError(function=function, time=self.time, arrival=self.arrival,
-                                        processed_until=committed[1], model=model, **changed)
+                                        processed_until=history.processed_until, model=model, **changed)
             whole_table = changed is not None
-        self._stage(spark, now, per_partition.schema["input_partition"].dataType,
+        counts = {r["input_partition"]: (r["input_rows"], r["input_checksum"]) for r in now
+                  if r["input_partition"] is not None}
+        latest = max((r["_sw_last"] for r in now if r["_sw_last"] is not None), default=None)
+        arrived = sum(r["_sw_arrived"] for r in now)
+        self._stage(spark, counts, latest, self._record(history, arrived), partition_type,
                     df.schema[self.arrival].dataType, whole_table=whole_table)
         return whole_table
 
-    def _committed(self, spark) -> tuple[dict, object] | None:
-        """The committed record: ({partition: (rows, checksum)}, arrival position), None
-        when there is none (a table built before fingerprints were kept)."""
-        if not spark.catalog.tableExists(self.table):
+    def _stage_added(self, spark, hashed, history: History, partition_type, arrival_type) -> bool:
+        """The history is as recorded: this run's fingerprints are the committed ones
+        plus the counts and checksums of the rows after S (sums add up)."""
+        from pyspark.sql import functions as F
+
+        s = history.processed_until
+        new = hashed.where(F.col("_sw_arrival").isNotNull() if s is None else F.col("_sw_arrival") > F.lit(s))
+        added = new.groupBy("input_partition").agg(
+            F.count(F.lit(1)).alias("input_rows"), hash_sum(F.col("_sw_hash")).alias("input_checksum"),
+            F.max("_sw_arrival").alias("_sw_last")).collect()
+        counts = dict(history.committed)
+        for r in added:
+            rows, checksum = counts.get(r["input_partition"], (0, 0))
+            counts[r["input_partition"]] = (rows + r["input_rows"], checksum + r["input_checksum"])
+        latest = max([r["_sw_last"] for r in added] + ([s] if s is not None else []), default=None)
+        arrived = (history.recorded.get("arrived") or 0) + sum(r["input_rows"] for r in added)
+        self._stage(spark, counts, latest, self._record(history, arrived), partition_type, arrival_type,
+                    whole_table=False)
+        return False
+
+    def _record(self, history: History, arrived: int) -> str | None:
+        if history.tables is None or history.verdict is None:
             return None
+        return input_files_record(history.tables, history.verdict.files, arrived, self.call)
+
+    def _committed(self, spark) -> tuple[dict | None, Any, dict | None]:
+        """The committed set: ({partition: (rows, checksum)}, arrival position S, input-file
+        record), (None, None, None) when there is none (a table built before
+        fingerprints were kept); the record is None when the set has none (kept before
+        records were)."""
+        if not spark.catalog.tableExists(self.table):
+            return None, None, None
         rows = spark.table(self.table).where("committed").collect()
         header = [r for r in rows if r["input_partition"] is None and r["input_checksum"] is None]
         if not header:
-            return None
+            return None, None, None
+        record = decoded(header[0]["input_files"]) if "input_files" in header[0].asDict() else None
         return ({r["input_partition"]: (r["input_rows"], r["input_checksum"]) for r in rows
-                 if r["input_partition"] is not None}, header[0]["recorded_arrival"])
+                 if r["input_partition"] is not None}, header[0]["recorded_arrival"], record)
 
     @staticmethod
-    def _first_change(committed: tuple[dict, object], now: list) -> dict | None:
+    def _first_change(recorded: dict, now: list) -> dict | None:
         """The earliest partition whose processed rows differ from the record, with its
         row counts then and now; None if none does."""
-        recorded = committed[0]
         current = {r["input_partition"]: (r["_sw_rows_then"], r["_sw_checksum_then"]) for r in now
                    if r["input_partition"] is not None and r["_sw_rows_then"]}
         changed = sorted(p for p in recorded.keys() | current.keys() if recorded.get(p) != current.get(p))
@@ -143,26 +240,42 @@ class InputFingerprints:
         return {"partition": first, "rows_then": recorded.get(first, (0, None))[0],
                 "rows_now": current.get(first, (0, None))[0]}
 
-    def _stage(self, spark, now: list, partition_type, arrival_type, *, whole_table: bool) -> None:
-        """Overwrites the staged partition with ``now`` and a header row, after setting
-        the property that says what the model's rows are (so staged rows never go
-        without it)."""
-        from pyspark.sql.types import DecimalType, LongType, StructField, StructType
+    def _stage(self, spark, counts: dict, latest, record: str | None, partition_type, arrival_type, *,
+               whole_table: bool) -> None:
+        """Overwrites the staged partition with ``counts`` ({partition: (rows,
+        checksum)}) and a header row (the arrival position ``latest`` and the input-file
+        ``record``), after setting the property that says what the model's rows are (so
+        staged rows never go without it)."""
+        from pyspark.sql.types import DecimalType, LongType, StringType, StructField, StructType
 
         columns = StructType([StructField("input_partition", partition_type), StructField("input_rows", LongType()),
                               StructField("input_checksum", DecimalType(38, 0)),
-                              StructField("recorded_arrival", arrival_type)])
+                              StructField("recorded_arrival", arrival_type), StructField("input_files", StringType())])
         spark.sql(f"create table if not exists {self.table} ("
                   + ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in columns.fields)
                   + ", committed boolean) using parquet partitioned by (committed)")
+        if "input_files" not in [c.name for c in spark.catalog.listColumns(self.table)]:
+            # A set kept before records were: its committed rows read NULL there.
+            spark.sql(f"alter table {self.table} add columns (input_files string)")
         spark.sql(f"alter table {self.table} set tblproperties "
                   f"('{STAGED_ROWS}' = '{'whole_table' if whole_table else 'new'}')")
-        latest = max((r["_sw_last"] for r in now if r["_sw_last"] is not None), default=None)
-        rows = [(r["input_partition"], r["input_rows"], r["input_checksum"], latest) for r in now
-                if r["input_partition"] is not None] + [(None, None, None, latest)]
+        rows = [(p, n, checksum, latest, None) for p, (n, checksum) in sorted(counts.items())]
+        rows.append((None, None, None, latest, record))
         view = f"_sw_staged_fingerprints_{uuid.uuid4().hex}"  # threads share the session's views
         spark.createDataFrame(rows, columns).createOrReplaceTempView(view)
         try:
             spark.sql(f"insert overwrite table {self.table} partition (committed = false) select * from {view}")
         finally:
             spark.catalog.dropTempView(view)
+
+
+def describe_call(**options: Any) -> str:
+    """A function's parameters as text, for the input-file record: a function (a user
+    aggregate) by its module and qualified name, not its address, which changes every
+    run; any other value JSON does not know by its repr."""
+    def described(value: Any) -> str:
+        if callable(value) and hasattr(value, "__qualname__"):
+            return f"{getattr(value, '__module__', '')}.{value.__qualname__}"
+        return repr(value)
+
+    return json.dumps(options, sort_keys=True, default=described)

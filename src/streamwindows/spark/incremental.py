@@ -39,6 +39,13 @@ def require_time_partition(previous, function: str, model: str | None) -> None:
                                     f"a table with columns {', '.join(previous.columns)}", model=model)
 
 
+def nothing_written(previous):
+    """A scheduled run's rows when nothing is new (the table already equals a full build
+    over the input): none, in the table's columns. Built from the schema, not by
+    filtering ``previous``: dbt then writes to the table this would read."""
+    return previous.sparkSession.createDataFrame([], previous.schema)
+
+
 def suffixed(frame, groups: Sequence[str], suffix: str):
     """``frame`` with its group columns renamed <group><suffix> (to join back on them)."""
     from pyspark.sql import functions as F

@@ -17,5 +17,6 @@ def model(dbt, session):
         optional_windows="all",  # every window holding an event: the set Spark's window() groups by
         aggregates={"amount_sum": "sum(amount)", "amount_max": "max(amount)", "events": "count(*)"},
         seq="seq",
+        this=str(dbt.this),  # the late-row policy, fingerprints and input-file record
         model="events_field_6h",
     )

@@ -17,8 +17,8 @@ from streamwindows.spark.field_dimension.arrival_order import SPARK_FUNCTION, ch
 from streamwindows.spark.field_dimension.general_plan import group_candidates, resolve_emissions
 from streamwindows.spark.field_dimension.output import order_emissions, output_schema, public_output
 from streamwindows.spark.field_dimension.ranges import DISTINCT_VALUES_LIMIT
-from streamwindows.spark.fingerprints import InputFingerprints
-from streamwindows.spark.incremental import require_time_partition, time_partitioner
+from streamwindows.spark.fingerprints import InputFingerprints, describe_call
+from streamwindows.spark.incremental import nothing_written, require_time_partition, time_partitioner
 from streamwindows.spark.late_rows import late_rows_policy
 
 
@@ -238,7 +238,11 @@ def field_dimension_incremental_spark(
     # field) or by a hundred windows' span (a numeric one).
     fingerprints = InputFingerprints.of(this, time=field, arrival=seq, partition_of=partition_of if drain else
                                         time_partitioner(SPARK_FUNCTION, timestamps, "day" if timestamps else
-                                                         100 * size, model, "field"))
+                                                         100 * size, model, "field"),
+                                        call=describe_call(field=field, aggregates=aggregates, seq=seq, size=size,
+                                                           advance=advance, offset=offset, group_by=group_by,
+                                                           optional_windows=optional_windows, drain=drain,
+                                                           partition=partition))
 
     def checked(full: bool) -> bool:  # True: recompute the whole table ('reprocess' of a changed row)
         return fingerprints.check_and_stage(df, full=full, function=SPARK_FUNCTION, model=model,
@@ -258,6 +262,8 @@ def field_dimension_incremental_spark(
         return full_build()
     if drain:
         require_time_partition(previous, SPARK_FUNCTION, model)
+    if fingerprints.nothing_new(df):  # the table equals a full build over this input
+        return nothing_written(previous)
     from streamwindows.spark.field_dimension.ranges import GROUP_FIRST
 
     # The drained windows are provisional: the state is the closed ones.

@@ -9,9 +9,10 @@ from typing import Any
 
 from streamwindows.errors import InvalidParameterError
 from streamwindows.interval_semantics import GROUP_FIRST, interval_aggregate
-from streamwindows.spark.fingerprints import InputFingerprints
+from streamwindows.spark.fingerprints import InputFingerprints, describe_call
 from streamwindows.spark.incremental import (
     group_on_driver,
+    nothing_written,
     null_safe_match,
     require_time_partition,
     suffixed,
@@ -140,7 +141,8 @@ def interval_aggregate_incremental_spark(
                                     .startswith("timestamp"), partition, model, "start column")
     policy = late_rows_policy(INCREMENTAL_FUNCTION, late_rows, this, time=start, arrival=arrival, model=model)
     df = policy.input_for(df, full=previous is None)
-    fingerprints = InputFingerprints.of(this, time=start, arrival=arrival, partition_of=partition_of)
+    fingerprints = InputFingerprints.of(this, time=start, arrival=arrival, partition_of=partition_of,
+                                        call=describe_call(**options, partition=partition))
 
     def with_partition(frame):
         return frame.withColumn("time_partition", partition_of(F.col("emitted_at")))
@@ -149,6 +151,8 @@ def interval_aggregate_incremental_spark(
         fingerprints.check_and_stage(df, full=True, function=INCREMENTAL_FUNCTION, model=model)
         return with_partition(interval_aggregate_spark(df, **options))
     require_time_partition(previous, INCREMENTAL_FUNCTION, model)
+    if fingerprints.nothing_new(df):  # the table equals a full build over this input
+        return nothing_written(previous)
     ship_package(df.sparkSession)
 
     # S: the largest of the groups' lowest open starts (the NULL partition: reading the
