@@ -14,7 +14,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from streamwindows import ChangedInputError, InvalidParameterError
+from streamwindows import ChangedInputError, InvalidParameterError, NullFieldError, OutOfOrderError
 from tests.engine_spark.tables import same_rows
 from tests.engine_spark.test_late_rows_spark import KINDS, arrival, commit
 
@@ -29,11 +29,17 @@ def database(spark):
 
 
 def committed(spark, this: str) -> dict:
-    """The committed fingerprints: {partition: (rows, checksum)} and the header's S."""
-    rows = spark.table(f"{this}__input_fingerprints").where("committed").collect()
-    return {r["input_partition"] if r["input_partition"] is not None else "S":
-            (r["input_rows"], r["input_checksum"]) if r["input_partition"] is not None else r["recorded_arrival"]
-            for r in rows}
+    """The committed set: {partition: (rows, checksum)}, the header's S, and each kept
+    group's first arrival ({("first", group as JSON): arrival})."""
+    found = {}
+    for r in spark.table(f"{this}__input_fingerprints").where("committed").collect():
+        if r["input_partition"] is not None:
+            found[r["input_partition"]] = (r["input_rows"], r["input_checksum"])
+        elif r["group_key"] is not None:
+            found[("first", r["group_key"])] = r["group_first"]
+        else:
+            found["S"] = r["recorded_arrival"]
+    return found
 
 
 def staged(spark, this: str) -> bool:
@@ -47,8 +53,10 @@ class Input:
         self.spark, self.kind, self.table, self.computed = spark, kind, table, computed
 
     def write(self, frame: pd.DataFrame, mode: str) -> None:
-        df = self.spark.createDataFrame(frame, self.kind.schema) if self.kind.schema else \
-            self.spark.createDataFrame(frame)
+        schema = self.kind.schema
+        if schema is None and mode == "append":  # the table's own types (a NULL makes an integer column float)
+            schema = self.spark.table(self.table).schema
+        df = self.spark.createDataFrame(frame, schema) if schema else self.spark.createDataFrame(frame)
         df.write.mode(mode).format("parquet").saveAsTable(self.table)
 
     def df(self):
@@ -96,8 +104,8 @@ def test_a_run_over_an_unchanged_history_counts_only_the_new_rows(spark, databas
     source.write(frame.iloc[:400], "overwrite")
     table, schema, _ = run(spark, kind, source, None, None, this)
     commit(this)
-    for cut in (460, 520):  # new files, as a growing table gets them
-        source.write(frame.iloc[cut - 60:cut], "append")
+    for cut in (430, 460, 490, 520):  # new files, as a growing table gets them
+        source.write(frame.iloc[cut - 30:cut], "append")
         table, schema, _ = run(spark, kind, source, table, schema, this)
         commit(this)
         expected = full_build()
@@ -134,10 +142,10 @@ def test_a_run_over_an_unchanged_history_counts_only_the_new_rows(spark, databas
     table, schema, _ = run(spark, kind, source, table, schema, this)
     commit(this)
     fingerprints = f"{this}__input_fingerprints"
-    altered = min(p for p in committed(spark, this) if p != "S")  # a value as Spark gives it
+    altered = min(p for p in committed(spark, this) if p != "S" and not isinstance(p, tuple))  # as Spark gives it
     altered_set = spark.table(fingerprints).where("committed").selectExpr(
         "input_partition", f"input_rows + if(input_partition = {altered}, 1, 0) as input_rows", "input_checksum",
-        "recorded_arrival", "input_files")
+        "recorded_arrival", "input_files", "group_key", "group_first")
     spark.createDataFrame(altered_set.collect(), altered_set.schema).createOrReplaceTempView("_sw_test_altered")
     spark.sql(f"insert overwrite table {fingerprints} partition (committed = true) select * from _sw_test_altered")
     source.write(frame.iloc[520:560], "append")
@@ -148,6 +156,40 @@ def test_a_run_over_an_unchanged_history_counts_only_the_new_rows(spark, databas
     assert carried[altered][0] == recounted[altered][0] + 1
     assert {p: v for p, v in carried.items() if p != altered} == {p: v for p, v in recounted.items() if p != altered}
     same_rows(table, expected, kind.key)
+
+
+@pytest.mark.parametrize("name", [pytest.param(name, marks=[] if name == "interval semantics" else [pytest.mark.proof])
+                                  for name in KINDS])
+def test_a_late_or_null_row_in_a_new_file_fails_the_run_as_it_fails_a_full_build(spark, database, name):
+    """Over an unchanged history a run checks only its new rows; a late row or a NULL
+    time among them fails it with the engine's error, naming the row as a full build
+    over the same input does."""
+    kind = KINDS[name]
+    seq = arrival(kind)
+    frame = kind.frame.sort_values(seq, ignore_index=True)
+    this = f"{database}.model"
+    source = Input(spark, kind, f"{database}.input", computed=False)
+    source.write(frame.iloc[:400], "overwrite")
+    table, schema, _ = run(spark, kind, source, None, None, this)
+    commit(this)
+    source.write(frame.iloc[400:430], "append")
+    table, schema, _ = run(spark, kind, source, table, schema, this)
+    commit(this)
+    late = frame.iloc[[30]]  # an old time, arriving now
+    null = frame.iloc[[429]].assign(**{kind.time: None})
+    for bad, error in ((late, OutOfOrderError), (null, NullFieldError)):
+        source.write(frame.iloc[:430], "overwrite")  # the rows the table holds, in new files:
+        table, schema, _ = run(spark, kind, source, table, schema, this)  # compared once, recorded again
+        commit(this)
+        arrived = pd.concat([frame.iloc[430:440], bad.assign(**{seq: frame[seq].iloc[439] + 1})], ignore_index=True)
+        source.write(arrived.astype({kind.time: "Int64"}), "append")
+        with pytest.raises(error) as raised:
+            run(spark, kind, source, table, schema, this)
+        # A full build raises it on the driver, or (a NULL in interval semantics) from
+        # the engine in a task, inside Spark's error.
+        with pytest.raises(Exception) as full:
+            kind.function(source.df(), None, **kind.options).toPandas()
+        assert str(raised.value) in str(full.value), (raised.value, full.value)
 
 
 def test_a_run_with_other_parameters_is_no_run_with_nothing_new(spark, database):

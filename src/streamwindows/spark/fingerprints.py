@@ -84,6 +84,7 @@ class History:
     recorded: dict | None
     tables: InputTables | None
     verdict: Verdict | None
+    group_firsts: dict | None = None  # committed: group key (JSON) -> first arrival; None: not kept
 
     @property
     def unchanged(self) -> bool:
@@ -91,25 +92,35 @@ class History:
         neither recounts nor compares them."""
         return self.committed is not None and self.verdict is not None and self.verdict.unchanged
 
+    def carried(self, name: str) -> Any:
+        """A value the last build carried to this run in its record (None without)."""
+        return ((self.recorded or {}).get("carried") or {}).get(name) if self.unchanged else None
+
 
 @dataclass
 class InputFingerprints:
     """``table`` is ``<this>__input_fingerprints`` (None without ``this``: nothing is
     recorded or checked); ``time`` and ``arrival`` name the input's columns,
     ``partition_of`` maps a time Column to its partition's first value, ``call``
-    describes the function's parameters (:func:`describe_call`)."""
+    describes the function's parameters (:func:`describe_call`). With ``first_arrivals``
+    (the group columns) the set also keeps each group's first arrival, one row per group
+    (``group_key``: the group as JSON, ``group_first``), so that a run over an unchanged
+    history learns them from its new rows alone (:meth:`group_firsts`)."""
 
     table: str | None
     time: str
     arrival: str
     partition_of: Callable
     call: str = ""
+    first_arrivals: tuple[str, ...] = ()
     _read: tuple | None = field(default=None, repr=False)  # (df, full, History) of this run
+    _staged_firsts: dict | None = field(default=None, repr=False)  # this run's, once staged
 
     @classmethod
-    def of(cls, this: str | None, *, time: str, arrival: str, partition_of: Callable,
-           call: str = "") -> InputFingerprints:
-        return cls(f"{this.strip()}{SUFFIX}" if this else None, time, arrival, partition_of, call)
+    def of(cls, this: str | None, *, time: str, arrival: str, partition_of: Callable, call: str = "",
+           first_arrivals: tuple[str, ...] | list[str] = ()) -> InputFingerprints:
+        return cls(f"{this.strip()}{SUFFIX}" if this else None, time, arrival, partition_of, call,
+                   tuple(first_arrivals))
 
     def history(self, df, *, full: bool) -> History:
         """The run's History, found once per input (a query over the files' footers and
@@ -117,10 +128,10 @@ class InputFingerprints:
         if self._read is not None and self._read[0] is df and self._read[1] == full:
             return self._read[2]
         spark = df.sparkSession
-        committed, processed_until, recorded = (None, None, None) if full else self._committed(spark)
+        committed, processed_until, recorded, firsts = (None, None, None, None) if full else self._committed(spark)
         tables = input_tables(df)
         found = None if tables is None else verdict(df, tables, recorded, self.arrival, processed_until)
-        history = History(committed, processed_until, recorded, tables, found)
+        history = History(committed, processed_until, recorded, tables, found, firsts)
         self._read = (df, full, history)
         return history
 
@@ -135,8 +146,34 @@ class InputFingerprints:
         history = self.history(df, full=False)
         return history.unchanged and not history.verdict.grew and history.recorded.get("call") == self.call
 
+    def new_rows(self, df):
+        """The rows a run over an unchanged history has not processed: arrived after S,
+        or with a NULL arrival position (which no build processes: it fails them). The
+        filter reaches the files (Parquet skips those holding none)."""
+        from pyspark.sql import functions as F
+
+        s = self.history(df, full=False).processed_until
+        arrival = F.col(self.arrival)
+        return df.where(arrival.isNull() | (F.lit(True) if s is None else arrival > F.lit(s)))
+
+    def group_firsts(self, df, column: str):
+        """Each group's first arrival over the whole input (the group columns and
+        ``column``), as this run staged them: None before staging, or without
+        ``first_arrivals``."""
+        if self._staged_firsts is None or not self.first_arrivals:
+            return None
+        from pyspark.sql import functions as F
+        from pyspark.sql.types import StringType, StructField, StructType
+
+        groups = StructType([df.schema[g] for g in self.first_arrivals])
+        frame = df.sparkSession.createDataFrame(
+            list(self._staged_firsts.items()),
+            StructType([StructField("_sw_key", StringType()), StructField(column, df.schema[self.arrival].dataType)]))
+        return frame.select(F.from_json("_sw_key", groups).alias("_sw_group"), column).select(
+            *[F.col("_sw_group")[g].alias(g) for g in self.first_arrivals], column)
+
     def check_and_stage(self, df, *, full: bool, function: str, model: str | None,
-                        reprocess: bool = False) -> bool:
+                        reprocess: bool = False, carried: dict | None = None) -> bool:
         """A scheduled run (``full`` false) first compares the rows of the committed
         fingerprints with ``df`` (the input without audited rows): at the earliest
         partition that differs it raises ChangedInputError, or, with ``reprocess``,
@@ -145,8 +182,9 @@ class InputFingerprints:
         ``df``'s time, arrival and row hash for both. When the input-file record shows
         the history unchanged, that job reads only the rows after S (Parquet skips the
         files that hold none), and their counts and checksums are added to the
-        committed ones. False: the model's rows are new rows, as its strategy writes
-        them."""
+        committed ones. ``carried``: values the next run reads back
+        (:meth:`History.carried`), kept in the record. False: the model's rows are new
+        rows, as its strategy writes them."""
         if self.table is None:
             return False
         from pyspark.sql import functions as F
@@ -158,7 +196,8 @@ class InputFingerprints:
                            F.xxhash64(F.struct(*[df[c] for c in df.columns])).alias("_sw_hash"))
         partition_type = hashed.schema["input_partition"].dataType
         if not full and history.unchanged:
-            return self._stage_added(spark, hashed, history, partition_type, df.schema[self.arrival].dataType)
+            return self._stage_added(spark, df, hashed, history, partition_type, df.schema[self.arrival].dataType,
+                                     carried)
         committed = None if full else history.committed
         if committed is None:  # nothing to compare: every row is counted for the record
             within = F.lit(True)
@@ -183,11 +222,26 @@ class InputFingerprints:
                   if r["input_partition"] is not None}
         latest = max((r["_sw_last"] for r in now if r["_sw_last"] is not None), default=None)
         arrived = sum(r["_sw_arrived"] for r in now)
-        self._stage(spark, counts, latest, self._record(history, arrived), partition_type,
-                    df.schema[self.arrival].dataType, whole_table=whole_table)
+        # Kept only where a record can vouch for them: a run trusts them over an unchanged history.
+        firsts = self._firsts_of(df) if self.first_arrivals and history.tables is not None else None
+        self._stage(spark, counts, latest, self._record(history, arrived, carried), partition_type,
+                    df.schema[self.arrival].dataType, firsts, whole_table=whole_table)
         return whole_table
 
-    def _stage_added(self, spark, hashed, history: History, partition_type, arrival_type) -> bool:
+    def _firsts_of(self, rows, known: dict | None = None) -> dict:
+        """{group key: first arrival} over ``rows``, merged into ``known`` (the smaller
+        arrival wins)."""
+        from pyspark.sql import functions as F
+
+        key = F.to_json(F.struct(*[F.col(g) for g in self.first_arrivals]))
+        firsts = dict(known or {})
+        for r in rows.groupBy(key.alias("k")).agg(F.min(self.arrival).alias("first")).collect():
+            if r["first"] is not None and (firsts.get(r["k"]) is None or r["first"] < firsts[r["k"]]):
+                firsts[r["k"]] = r["first"]
+        return firsts
+
+    def _stage_added(self, spark, df, hashed, history: History, partition_type, arrival_type,
+                     carried: dict | None) -> bool:
         """The history is as recorded: this run's fingerprints are the committed ones
         plus the counts and checksums of the rows after S (sums add up)."""
         from pyspark.sql import functions as F
@@ -203,29 +257,39 @@ class InputFingerprints:
             counts[r["input_partition"]] = (rows + r["input_rows"], checksum + r["input_checksum"])
         latest = max([r["_sw_last"] for r in added] + ([s] if s is not None else []), default=None)
         arrived = (history.recorded.get("arrived") or 0) + sum(r["input_rows"] for r in added)
-        self._stage(spark, counts, latest, self._record(history, arrived), partition_type, arrival_type,
-                    whole_table=False)
+        firsts = None
+        if self.first_arrivals:  # the committed ones, or (a set kept before them) the whole input's
+            firsts = (self._firsts_of(self.new_rows(df), history.group_firsts) if history.group_firsts is not None
+                      else self._firsts_of(df))
+        self._stage(spark, counts, latest, self._record(history, arrived, carried), partition_type, arrival_type,
+                    firsts, whole_table=False)
         return False
 
-    def _record(self, history: History, arrived: int) -> str | None:
+    def _record(self, history: History, arrived: int, carried: dict | None) -> str | None:
         if history.tables is None or history.verdict is None:
             return None
-        return input_files_record(history.tables, history.verdict.files, arrived, self.call)
+        return input_files_record(history.tables, history.verdict.files, arrived, self.call,
+                                  carried, firsts=bool(self.first_arrivals))
 
-    def _committed(self, spark) -> tuple[dict | None, Any, dict | None]:
+    def _committed(self, spark) -> tuple[dict | None, Any, dict | None, dict | None]:
         """The committed set: ({partition: (rows, checksum)}, arrival position S, input-file
-        record), (None, None, None) when there is none (a table built before
-        fingerprints were kept); the record is None when the set has none (kept before
-        records were)."""
+        record, {group key: first arrival}), all None when there is none (a table built
+        before fingerprints were kept); the record is None when the set has none (kept
+        before records were), the group firsts None when it has none (kept before them,
+        or by a function that keeps none)."""
         if not spark.catalog.tableExists(self.table):
-            return None, None, None
-        rows = spark.table(self.table).where("committed").collect()
-        header = [r for r in rows if r["input_partition"] is None and r["input_checksum"] is None]
+            return None, None, None, None
+        rows = [r.asDict() for r in spark.table(self.table).where("committed").collect()]
+        header = [r for r in rows if r["input_partition"] is None and r["input_checksum"] is None
+                  and r.get("group_key") is None]
         if not header:
-            return None, None, None
-        record = decoded(header[0]["input_files"]) if "input_files" in header[0].asDict() else None
+            return None, None, None, None
+        record = decoded(header[0].get("input_files"))
+        firsts = None
+        if record is not None and record.get("firsts") and self.first_arrivals:  # possibly none: no group yet
+            firsts = {r["group_key"]: r["group_first"] for r in rows if r.get("group_key") is not None}
         return ({r["input_partition"]: (r["input_rows"], r["input_checksum"]) for r in rows
-                 if r["input_partition"] is not None}, header[0]["recorded_arrival"], record)
+                 if r["input_partition"] is not None}, header[0]["recorded_arrival"], record, firsts)
 
     @staticmethod
     def _first_change(recorded: dict, now: list) -> dict | None:
@@ -240,8 +304,8 @@ class InputFingerprints:
         return {"partition": first, "rows_then": recorded.get(first, (0, None))[0],
                 "rows_now": current.get(first, (0, None))[0]}
 
-    def _stage(self, spark, counts: dict, latest, record: str | None, partition_type, arrival_type, *,
-               whole_table: bool) -> None:
+    def _stage(self, spark, counts: dict, latest, record: str | None, partition_type, arrival_type,
+               firsts: dict | None, *, whole_table: bool) -> None:
         """Overwrites the staged partition with ``counts`` ({partition: (rows,
         checksum)}) and a header row (the arrival position ``latest`` and the input-file
         ``record``), after setting the property that says what the model's rows are (so
@@ -250,17 +314,21 @@ class InputFingerprints:
 
         columns = StructType([StructField("input_partition", partition_type), StructField("input_rows", LongType()),
                               StructField("input_checksum", DecimalType(38, 0)),
-                              StructField("recorded_arrival", arrival_type), StructField("input_files", StringType())])
+                              StructField("recorded_arrival", arrival_type), StructField("input_files", StringType()),
+                              StructField("group_key", StringType()), StructField("group_first", arrival_type)])
         spark.sql(f"create table if not exists {self.table} ("
                   + ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in columns.fields)
                   + ", committed boolean) using parquet partitioned by (committed)")
-        if "input_files" not in [c.name for c in spark.catalog.listColumns(self.table)]:
-            # A set kept before records were: its committed rows read NULL there.
-            spark.sql(f"alter table {self.table} add columns (input_files string)")
+        present = [c.name for c in spark.catalog.listColumns(self.table)]
+        missing = [f"{f.name} {f.dataType.simpleString()}" for f in columns.fields if f.name not in present]
+        if missing:  # a set kept before records or group firsts were: its committed rows read NULL there
+            spark.sql(f"alter table {self.table} add columns ({', '.join(missing)})")
         spark.sql(f"alter table {self.table} set tblproperties "
                   f"('{STAGED_ROWS}' = '{'whole_table' if whole_table else 'new'}')")
-        rows = [(p, n, checksum, latest, None) for p, (n, checksum) in sorted(counts.items())]
-        rows.append((None, None, None, latest, record))
+        rows = [(p, n, checksum, latest, None, None, None) for p, (n, checksum) in sorted(counts.items())]
+        rows.append((None, None, None, latest, record, None, None))
+        rows += [(None, None, None, None, None, key, first) for key, first in sorted((firsts or {}).items())]
+        self._staged_firsts = firsts
         view = f"_sw_staged_fingerprints_{uuid.uuid4().hex}"  # threads share the session's views
         spark.createDataFrame(rows, columns).createOrReplaceTempView(view)
         try:

@@ -144,14 +144,18 @@ def verdict(df, tables: InputTables, recorded: dict | None, arrival: str, proces
     return Verdict(unchanged, grew, files)
 
 
-def record(tables: InputTables, files: list[list[int]], arrived: int | None, call: str) -> str:
+def record(tables: InputTables, files: list[list[int]], arrived: int | None, call: str,
+           carried: dict | None = None, *, firsts: bool = False) -> str:
     """The record a build stages with its fingerprints (JSON; without the tables' names,
     as the SQL models' record: the plan's hash names them). ``arrived``: the input's
     rows with an arrival position up to this build's S (kept for an input that is not
     a table as it stands); ``call``: the function's parameters, so that a run with other
-    parameters is never taken for one with nothing new."""
+    parameters is never taken for one with nothing new; ``carried``: values the function
+    hands its next run over an unchanged history (JSON values); ``firsts``: the set holds
+    every group's first arrival (a set staged before they were kept holds none)."""
     return json.dumps({"plan": tables.plan, "files": files, "direct": tables.direct,
-                       "arrived": None if tables.direct else arrived, "call": call})
+                       "arrived": None if tables.direct else arrived, "call": call, "carried": carried or {},
+                       "firsts": firsts})
 
 
 def decoded(text: str | None) -> dict | None:

@@ -148,6 +148,54 @@ def field_dimension_aggregate_spark(
     return order_emissions(emissions, params, schema, range_parts)
 
 
+def _closed_state(closed, coordinate) -> dict | None:
+    """The closed windows' state (closed_until: the latest window_end, last_emit_seq,
+    last_emitted_at, the narrowest and widest window), None when there is none. The
+    closed windows are numbered 0..n-1 in emission order and the latest end is among
+    the windows of the last emission: so their count (from the files' footers), the
+    last one's emitted_at and that emission's windows (filters Parquet applies to its
+    row groups) give it without reading the table. A table not numbered so is read
+    whole."""
+    from pyspark.sql import functions as F
+
+    width = coordinate("window_end") - coordinate("window_start")
+    n = closed.count()
+    if n == 0:
+        return None
+    last = closed.where(F.col("emit_seq") == F.lit(n - 1)).select("emitted_at").collect()
+    emission = closed.where(F.col("emitted_at") == F.lit(last[0]["emitted_at"])) if len(last) == 1 else closed
+    state = emission.agg(F.max(coordinate("window_end")).alias("closed_until"),
+                         F.max("emit_seq").alias("last_emit_seq"), F.max("emitted_at").alias("last_emitted_at"),
+                         F.min(width).alias("narrowest"), F.max(width).alias("widest")).first()
+    if len(last) == 1 and state["last_emit_seq"] == n - 1:
+        return state.asDict()
+    return closed.agg(F.max(coordinate("window_end")).alias("closed_until"),
+                      F.max("emit_seq").alias("last_emit_seq"), F.max("emitted_at").alias("last_emitted_at"),
+                      F.min(width).alias("narrowest"), F.max(width).alias("widest")).first().asDict()
+
+
+def _above(prepared: _Prepared, cut):
+    """The rows above the cut (a coordinate): the exact comparison, and one on the field
+    itself that Parquet applies to its files and row groups (implied by the first)."""
+    from pyspark.sql import functions as F
+
+    p = prepared.params
+    exact = prepared.value > F.lit(cut).cast(prepared.coordinate_type)
+    if p.field_kind == "timestamp":  # coordinates are nanoseconds: above cut iff micros above floor(cut / 1000)
+        return exact & (F.col(quote(p.field)) > F.timestamp_micros(F.lit(int(cut) // 1000)))
+    return exact
+
+
+def _placeable(prepared: _Prepared, new, cut) -> bool:
+    """Whether every new row lies above the cut with a field value and an arrival
+    position: one aggregation over the new rows."""
+    from pyspark.sql import functions as F
+
+    trouble = (F.col(quote(prepared.params.seq)).isNull() | prepared.value.isNull()
+               | ~_above(prepared, cut))
+    return new.where(trouble).limit(1).count() == 0
+
+
 def field_dimension_incremental_spark(
     df,
     previous,
@@ -242,7 +290,8 @@ def field_dimension_incremental_spark(
                                         call=describe_call(field=field, aggregates=aggregates, seq=seq, size=size,
                                                            advance=advance, offset=offset, group_by=group_by,
                                                            optional_windows=optional_windows, drain=drain,
-                                                           partition=partition))
+                                                           partition=partition),
+                                        first_arrivals=params.group_by)
 
     def checked(full: bool) -> bool:  # True: recompute the whole table ('reprocess' of a changed row)
         return fingerprints.check_and_stage(df, full=full, function=SPARK_FUNCTION, model=model,
@@ -274,11 +323,8 @@ def field_dimension_incremental_spark(
             return F.unix_micros(F.col(column)) * 1000
         return F.col(column).cast(prepared.coordinate_type)
 
-    width = coordinate("window_end") - coordinate("window_start")
-    state = closed.agg(F.max(coordinate("window_end")).alias("closed_until"),
-                       F.max("emit_seq").alias("last_emit_seq"), F.max("emitted_at").alias("last_emitted_at"),
-                       F.min(width).alias("narrowest"), F.max(width).alias("widest")).first()
-    if state["closed_until"] is None:  # nothing emitted yet
+    state = _closed_state(closed, coordinate)
+    if state is None:  # nothing emitted yet
         checked(full=True)
         return full_build()
 
@@ -295,34 +341,46 @@ def field_dimension_incremental_spark(
     cut = closed_until - 2 * params.size
 
     stream = prepared.stream()
-    below = F.col(VALUE) <= F.lit(cut).cast(prepared.coordinate_type)
-    per_group = stream.groupBy(*[F.col(quote(g)) for g in params.group_by]).agg(
-        F.min(SEQ).alias(GROUP_FIRST),
-        F.max(F.when(below, F.col(SEQ))).alias("last_below"),
-        F.min(F.when(~below, F.col(SEQ))).alias("first_above"),
-        # A NULL value or seq is neither below nor above the cut: the read below would
-        # drop it unseen, so the run fails on it as a full build does.
-        F.max((F.col(VALUE).isNull() | F.col(SEQ).isNull()).cast("int")).alias("has_null"),
-    ).cache()
-    try:
-        bounds = per_group.agg(F.max("last_below").alias("below"), F.min("first_above").alias("above"),
-                               F.max("has_null").alias("has_null")).first()
-        late = None not in (bounds["below"], bounds["above"]) and bounds["below"] > bounds["above"]
-        if late or bounds["has_null"]:
-            check_arrival_order(stream, params, prepared.range_parts)  # raises, naming the row
-            raise AssertionError("the arrival-order check passed on a late or NULL row")
-        # No late row: a difference below what the table holds is a row changed in place,
-        # which fails the run or (under 'reprocess') makes it recompute the whole table.
-        if checked(full=False):
-            return full_build()
-        if bounds["above"] is None:  # no row reaches past the cut: nothing can close (or stay open)
-            return with_partition(prepared.empty())
-        reading = prepared.df.where(prepared.value > F.lit(cut).cast(prepared.coordinate_type))
-        group_firsts = per_group.select(*[F.col(quote(g)) for g in params.group_by], GROUP_FIRST)
-        result = _by_value_ranges(prepared, reading, group_firsts=group_firsts if params.group_by else None,
-                                  starts_after=closed_until - params.size, first_emit_seq=last_emit_seq + 1)
-    finally:
-        per_group.unpersist()
+    at_cut = F.lit(cut).cast(prepared.coordinate_type)
+    # Over a history the input-file record shows unchanged (processed in order, without
+    # a NULL), a late row can only be a new one: any new row at or below the cut (the
+    # rows above it are checked as the run reads them). One aggregation over the new
+    # rows (Parquet skips the files holding none) tells; the group firsts come with the
+    # fingerprints. Else (or to name a late row) the whole input is checked.
+    history = fingerprints.history(df, full=False) if fingerprints.table is not None else None
+    if history is not None and history.unchanged and _placeable(prepared, fingerprints.new_rows(df), cut):
+        checked(full=False)
+        group_firsts = fingerprints.group_firsts(prepared.df, GROUP_FIRST)
+        above = True
+    else:
+        per_group = stream.groupBy(*[F.col(quote(g)) for g in params.group_by]).agg(
+            F.min(SEQ).alias(GROUP_FIRST),
+            F.max(F.when(F.col(VALUE) <= at_cut, F.col(SEQ))).alias("last_below"),
+            F.min(F.when(F.col(VALUE) > at_cut, F.col(SEQ))).alias("first_above"),
+            # A NULL value or seq is neither below nor above the cut: the read below would
+            # drop it unseen, so the run fails on it as a full build does.
+            F.max((F.col(VALUE).isNull() | F.col(SEQ).isNull()).cast("int")).alias("has_null"),
+        ).cache()
+        try:
+            bounds = per_group.agg(F.max("last_below").alias("below"), F.min("first_above").alias("above"),
+                                   F.max("has_null").alias("has_null")).first()
+            late = None not in (bounds["below"], bounds["above"]) and bounds["below"] > bounds["above"]
+            if late or bounds["has_null"]:
+                check_arrival_order(stream, params, prepared.range_parts)  # raises, naming the row
+                raise AssertionError("the arrival-order check passed on a late or NULL row")
+            # No late row: a difference below what the table holds is a row changed in place,
+            # which fails the run or (under 'reprocess') makes it recompute the whole table.
+            if checked(full=False):
+                return full_build()
+            group_firsts = per_group.select(*[F.col(quote(g)) for g in params.group_by], GROUP_FIRST).collect()
+            above = bounds["above"] is not None
+        finally:
+            per_group.unpersist()
+    if not above:  # no row reaches past the cut: nothing can close (or stay open)
+        return with_partition(prepared.empty())
+    reading = prepared.df.where(_above(prepared, cut))
+    result = _by_value_ranges(prepared, reading, group_firsts=group_firsts if params.group_by else None,
+                              starts_after=closed_until - params.size, first_emit_seq=last_emit_seq + 1)
     if result is None:
         raise InvalidParameterError(
             SPARK_FUNCTION, "df", f"at most {DISTINCT_VALUES_LIMIT:,} distinct field values in the rows an "

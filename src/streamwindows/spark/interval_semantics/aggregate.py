@@ -19,7 +19,7 @@ from streamwindows.spark.incremental import (
     time_partitioner,
 )
 from streamwindows.spark.interval_semantics.emission import emit
-from streamwindows.spark.interval_semantics.stream import Starts, check_stream_order
+from streamwindows.spark.interval_semantics.stream import Starts, check_stream_order, coordinate_of
 from streamwindows.spark.late_rows import late_rows_policy
 from streamwindows.spark.per_group import empty_frame
 from streamwindows.spark.shipping import ship_package
@@ -142,7 +142,7 @@ def interval_aggregate_incremental_spark(
     policy = late_rows_policy(INCREMENTAL_FUNCTION, late_rows, this, time=start, arrival=arrival, model=model)
     df = policy.input_for(df, full=previous is None)
     fingerprints = InputFingerprints.of(this, time=start, arrival=arrival, partition_of=partition_of,
-                                        call=describe_call(**options, partition=partition))
+                                        call=describe_call(**options, partition=partition), first_arrivals=groups)
 
     def with_partition(frame):
         return frame.withColumn("time_partition", partition_of(F.col("emitted_at")))
@@ -164,36 +164,93 @@ def interval_aggregate_incremental_spark(
         fingerprints.check_and_stage(df, full=True, function=INCREMENTAL_FUNCTION, model=model)
         return with_partition(interval_aggregate_spark(df, **options))
     at_latest = F.lit(latest)
+    spark_type = df.schema[start].dataType.simpleString()
 
-    starts = Starts.of(df, start=start, end=end, arrival=arrival)
-    if starts is None or starts.has_null:
-        before = _check_late_or_null(df, groups, options, F.col(start) < at_latest)
-        if starts is None:  # the rows from S on, all new but those starting at S, among themselves
-            check_stream_order(df.where(F.col(start) >= at_latest), start=start, arrival=arrival, group_by=groups,
-                               model=model, position_offset=before)
-    elif starts.out_of_order:
-        check_stream_order(df, start=start, arrival=arrival, group_by=groups, model=model)
-        raise AssertionError("the arrival-order check passed on a stream whose starts' arrivals overlap")
-    # No late row: a difference below what the table holds is a row changed in place,
-    # which fails the run or (under 'reprocess') makes it recompute the whole table.
-    if fingerprints.check_and_stage(df, full=False, function=INCREMENTAL_FUNCTION, model=model,
-                                    reprocess=policy.late_rows == "reprocess"):
-        return with_partition(interval_aggregate_spark(df, **options))
+    # Over a history the input-file record shows unchanged (processed in order, without
+    # a NULL), only the new rows can be late or unplaceable: one aggregation over them
+    # (Parquet skips the files holding none) tells, and the order among the rows from
+    # the lowest cut on is checked with their starts, below. Else (or when a new row is
+    # late or NULL, to name it) the whole input is checked, as a full build checks it.
+    recent = fingerprints.table is not None and fingerprints.history(df, full=False).unchanged and \
+        _placeable(fingerprints.new_rows(df), options, at_latest)
+    starts = None
+    if not recent:
+        starts = Starts.of(df, start=start, end=end, arrival=arrival)
+        if starts is None or starts.has_null:
+            before = _check_late_or_null(df, groups, options, F.col(start) < at_latest)
+            if starts is None:  # the rows from S on, all new but those starting at S, among themselves
+                check_stream_order(df.where(F.col(start) >= at_latest), start=start, arrival=arrival,
+                                   group_by=groups, model=model, position_offset=before)
+        elif starts.out_of_order:
+            check_stream_order(df, start=start, arrival=arrival, group_by=groups, model=model)
+            raise AssertionError("the arrival-order check passed on a stream whose starts' arrivals overlap")
+        # No late row: a difference below what the table holds is a row changed in place,
+        # which fails the run or (under 'reprocess') makes it recompute the whole table.
+        if fingerprints.check_and_stage(df, full=False, function=INCREMENTAL_FUNCTION, model=model,
+                                        reprocess=policy.late_rows == "reprocess"):
+            return with_partition(interval_aggregate_spark(df, **options))
 
-    # The partitions from S's on, and the open pieces (NULL partition), are recomputed.
+    # The partitions from S's on, and the open pieces (NULL partition), are recomputed:
+    # numbered on from their least emit_seq (the table is numbered 0..n-1 in emission
+    # order, the recomputed rows last), each group from its lowest start there (its cut).
+    # Both read only those partitions.
     recomputed = F.col("time_partition").isNull() | (F.col("time_partition") >= partition_of(at_latest))
-    state = previous.agg(F.count(F.when(~recomputed, F.lit(1))).alias("kept"),
-                         F.min(F.when(recomputed, F.col("window_start"))).alias("lowest_cut")).first()
-    cuts = suffixed(previous.where(recomputed).groupBy(*groups).agg(F.min("window_start").alias("_sw_cut")), groups,
-                    "__cut")
-    fed = df.join(F.broadcast(cuts), null_safe_match(df, cuts, groups, "__cut"), "left")
+    cuts = suffixed(previous.where(recomputed).groupBy(*groups).agg(
+        F.min("window_start").alias("_sw_cut"), F.min("emit_seq").alias("_sw_first_seq")), groups, "__cut")
+    state = cuts.agg(F.min("_sw_first_seq").alias("kept"), F.min("_sw_cut").alias("lowest_cut")).first()
+    cuts = cuts.drop("_sw_first_seq")
+    # The events a group's pieces from its cut on are made of: those ending after the
+    # cut. None started before the earliest start the last run's such events had
+    # (carried in the record: the cuts only move forward), which bounds the read.
+    open_from = fingerprints.history(df, full=False).carried("open_from") if recent else None
+    source = df if open_from is None else df.where(F.col(start) >= _time_of_coordinate(open_from, spark_type))
+    alive = source.join(F.broadcast(cuts), null_safe_match(source, cuts, groups, "__cut"), "left")
     cut = F.coalesce(F.col("_sw_cut"), at_latest)
-    fed = fed.where(F.col(end) > cut).withColumn(start, F.greatest(F.col(start), cut)).select(*df.columns)
-    group_firsts = df.groupBy(*groups).agg(F.min(arrival).alias(GROUP_FIRST)) if groups else None
+    alive = alive.where(F.col(end) > cut)
     lowest = latest if state["lowest_cut"] is None else min(state["lowest_cut"], latest)
+    if recent:  # the starts the pieces from the cuts on are emitted by, with their order checked
+        starts = Starts.of(df.where(F.col(start) >= F.lit(lowest)), start=start, end=end, arrival=arrival)
+        if starts is not None and (starts.out_of_order or starts.has_null):
+            _check_late_or_null(df, groups, options, F.col(start) < at_latest)
+            check_stream_order(df, start=start, arrival=arrival, group_by=groups, model=model)
+            raise AssertionError("the arrival-order check passed on a stream whose starts' arrivals overlap")
+        bounds = alive.agg(F.min(coordinate_of(F.col(start), spark_type)).alias("earliest"),
+                           F.max(coordinate_of(at_latest, spark_type)).alias("latest")).first()
+        if bounds["latest"] is None:  # nothing alive: the next run's events are new ones, from S on
+            bounds = df.sparkSession.range(1).select(coordinate_of(at_latest, spark_type).alias("latest"),
+                                                     F.lit(None).alias("earliest")).first()
+        carried = {"open_from": min(x for x in (bounds["earliest"], bounds["latest"]) if x is not None)}
+        fingerprints.check_and_stage(df, full=False, function=INCREMENTAL_FUNCTION, model=model, carried=carried)
+    fed = alive.withColumn(start, F.greatest(F.col(start), cut)).select(*df.columns)
+    group_firsts = None
+    if groups:  # as staged with the fingerprints, else from the whole input
+        group_firsts = fingerprints.group_firsts(df, GROUP_FIRST)
+        if group_firsts is None:
+            group_firsts = df.groupBy(*groups).agg(F.min(arrival).alias(GROUP_FIRST))
+    kept = int(state["kept"]) if state["kept"] is not None else previous.count()
     return with_partition(emit(fed, {**options, "drain": True, "latency_optimized": False}, groups, columns, starts,
-                                whole=df, first_emit_seq=int(state["kept"]), group_firsts=group_firsts,
-                                starts_from=lowest))
+                                whole=df, first_emit_seq=kept, group_firsts=group_firsts, starts_from=lowest))
+
+
+def _placeable(new, options: Mapping[str, Any], at_latest) -> bool:
+    """Whether every new row starts at or after S (``at_latest``) with a start, end and
+    arrival position: one aggregation over the new rows."""
+    from pyspark.sql import functions as F
+
+    start, end, arrival = options["start"], options["end"], options["arrival"]
+    trouble = (F.col(start).isNull() | F.col(end).isNull() | F.col(arrival).isNull()
+               | (F.col(start) < at_latest))
+    return new.where(trouble).limit(1).count() == 0
+
+
+def _time_of_coordinate(value: Any, spark_type: str):
+    """A coordinate (:func:`coordinate_of`) back to a literal of the time's type, which
+    Spark folds into a filter Parquet applies."""
+    from pyspark.sql import functions as F
+
+    if spark_type.startswith("timestamp"):
+        return F.timestamp_micros(F.lit(int(value))).cast(spark_type)
+    return F.lit(value).cast(spark_type)
 
 
 def _check_late_or_null(df, groups: list[str], options: Mapping[str, Any], before) -> int:
