@@ -70,22 +70,22 @@ def start(workers: int = 2, cores: int = 1, memory: str = "3g", worker_python: s
                                    start_new_session=True)
         cluster.pids.append(process.pid)
 
-    launch("master", "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
-           "--port", str(port), "--webui-port", str(web_port))
-    for i in range(workers):
-        work_dir = state_dir / f"worker-{i}"
-        work_dir.mkdir(exist_ok=True)
-        launch(f"worker-{i}", "org.apache.spark.deploy.worker.Worker", cluster.master_url,
-               "--host", "127.0.0.1", "--cores", str(cores), "--memory", memory,
-               "--webui-port", str(_free_port()), "--work-dir", str(work_dir))
-    deadline = time.monotonic() + timeout
-    try:
+    try:  # a failed launch, a timeout, an interrupt: the processes started here go with it
+        launch("master", "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
+               "--port", str(port), "--webui-port", str(web_port))
+        for i in range(workers):
+            work_dir = state_dir / f"worker-{i}"
+            work_dir.mkdir(exist_ok=True)
+            launch(f"worker-{i}", "org.apache.spark.deploy.worker.Worker", cluster.master_url,
+                   "--host", "127.0.0.1", "--cores", str(cores), "--memory", memory,
+                   "--webui-port", str(_free_port()), "--work-dir", str(work_dir))
+        deadline = time.monotonic() + timeout
         while cluster.alive_workers() < workers:
             if time.monotonic() > deadline:
                 raise RuntimeError(f"standalone cluster: {workers} workers not registered in {timeout:.0f}s; "
                                    f"see the logs in {state_dir}")
             time.sleep(0.5)
-    except BaseException:  # a timeout, an interrupt: the processes started here go with it
+    except BaseException:
         stop(cluster)
         raise
     return cluster
