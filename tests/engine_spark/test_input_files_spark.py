@@ -205,3 +205,28 @@ def test_a_run_with_other_parameters_is_no_run_with_nothing_new(spark, database)
     previous = spark.createDataFrame(table, schema)
     with pytest.raises(InvalidParameterError, match="rebuild the table with --full-refresh"):
         kind.function(source.df(), previous, **{**kind.options, "size": 60}, this=this)
+
+
+def test_an_input_is_direct_when_its_rows_are_a_tables_one_for_one(spark, database):
+    """The record counts a direct input's processed rows in its newer files, any other
+    input's over all its rows: a table as it stands and a projection that passes the
+    arrival column through are direct; a filter, a renamed arrival column and a join
+    are not; rows that are not files have no record."""
+    from pyspark.sql import functions as F
+
+    from streamwindows.spark.input_files import input_tables
+
+    spark.range(5).selectExpr("id as seq", "id * 2 as t").write.format("parquet").saveAsTable(f"{database}.events")
+    events = spark.table(f"{database}.events")
+    cases = {
+        "table": (events, True),
+        "projection": (events.withColumn("t_end", F.col("t") + 1), True),
+        "filter": (events.where("t > 2"), False),
+        "renamed arrival": (events.select(F.col("t").alias("seq"), F.col("seq").alias("t")), False),
+        "join": (events.join(events.select("seq"), "seq", "left_semi"), False),
+    }
+    for case, (df, direct) in cases.items():
+        tables = input_tables(df, "seq")
+        assert tables is not None and tables.tables == (f"spark_catalog.{database}.events",), case
+        assert tables.direct is direct, case
+    assert input_tables(spark.createDataFrame([(1, 2)], "seq long, t long"), "seq") is None

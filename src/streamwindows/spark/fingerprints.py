@@ -129,7 +129,7 @@ class InputFingerprints:
             return self._read[2]
         spark = df.sparkSession
         committed, processed_until, recorded, firsts = (None, None, None, None) if full else self._committed(spark)
-        tables = input_tables(df)
+        tables = input_tables(df, self.arrival)
         found = None if tables is None else verdict(df, tables, recorded, self.arrival, processed_until)
         history = History(committed, processed_until, recorded, tables, found, firsts)
         self._read = (df, full, history)

@@ -47,10 +47,12 @@ class InputTables:
     direct: bool
 
 
-def input_tables(df) -> InputTables | None:
+def input_tables(df, arrival: str | None = None) -> InputTables | None:
     """The tables ``df`` reads, from its optimized plan (expression ids dropped); None
-    when a leaf is not a table of files. Works over Spark Connect (an ``explain`` query,
-    no JVM handle)."""
+    when a leaf is not a table of files. ``direct`` when ``df`` is one table as it
+    stands, or a projection of one that passes ``arrival`` through (added columns keep
+    its rows one for one, so its newer files' rows are the input's new rows). Works
+    over Spark Connect (an ``explain`` query, no JVM handle)."""
     spark = df.sparkSession
     view = f"_sw_input_files_{uuid.uuid4().hex}"  # threads share the session's views
     df.createOrReplaceTempView(view)
@@ -83,8 +85,27 @@ def input_tables(df) -> InputTables | None:
                 return None
             if leaf.group(1) not in tables:
                 tables.append(leaf.group(1))
-    return InputTables(hashlib.md5(optimized.encode()).hexdigest(), tuple(sorted(tables)),
-                       len(lines) == 1 and len(tables) == 1)
+    direct = len(tables) == 1 and (len(lines) == 1 or (
+        len(lines) == 2 and arrival is not None and lines[0].startswith("Project [") and lines[0].endswith("]")
+        and arrival in _top_level_items(lines[0][len("Project ["):-1])))
+    return InputTables(hashlib.md5(optimized.encode()).hexdigest(), tuple(sorted(tables)), direct)
+
+
+def _top_level_items(text: str) -> list[str]:
+    """A plan's list (``a, f(b, c) AS d``) split at its top-level commas."""
+    items, depth, current = [], 0, []
+    for char in text:
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        if char == "," and depth == 0:
+            items.append("".join(current).strip())
+            current = []
+        else:
+            current.append(char)
+    items.append("".join(current).strip())
+    return items
 
 
 @dataclass(frozen=True)
