@@ -159,19 +159,21 @@ def _closed_state(closed, coordinate) -> dict | None:
     from pyspark.sql import functions as F
 
     width = coordinate("window_end") - coordinate("window_start")
+
+    def state_of(windows) -> dict:
+        return windows.agg(F.max(coordinate("window_end")).alias("closed_until"),
+                           F.max("emit_seq").alias("last_emit_seq"), F.max("emitted_at").alias("last_emitted_at"),
+                           F.min(width).alias("narrowest"), F.max(width).alias("widest")).first().asDict()
+
     n = closed.count()
     if n == 0:
         return None
     last = closed.where(F.col("emit_seq") == F.lit(n - 1)).select("emitted_at").collect()
-    emission = closed.where(F.col("emitted_at") == F.lit(last[0]["emitted_at"])) if len(last) == 1 else closed
-    state = emission.agg(F.max(coordinate("window_end")).alias("closed_until"),
-                         F.max("emit_seq").alias("last_emit_seq"), F.max("emitted_at").alias("last_emitted_at"),
-                         F.min(width).alias("narrowest"), F.max(width).alias("widest")).first()
-    if len(last) == 1 and state["last_emit_seq"] == n - 1:
-        return state.asDict()
-    return closed.agg(F.max(coordinate("window_end")).alias("closed_until"),
-                      F.max("emit_seq").alias("last_emit_seq"), F.max("emitted_at").alias("last_emitted_at"),
-                      F.min(width).alias("narrowest"), F.max(width).alias("widest")).first().asDict()
+    if len(last) == 1:
+        state = state_of(closed.where(F.col("emitted_at") == F.lit(last[0]["emitted_at"])))
+        if state["last_emit_seq"] == n - 1:
+            return state
+    return state_of(closed)
 
 
 def _above(prepared: _Prepared, cut):

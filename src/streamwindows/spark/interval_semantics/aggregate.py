@@ -214,12 +214,9 @@ def interval_aggregate_incremental_spark(
             _check_late_or_null(df, groups, options, F.col(start) < at_latest)
             check_stream_order(df, start=start, arrival=arrival, group_by=groups, model=model)
             raise AssertionError("the arrival-order check passed on a stream whose starts' arrivals overlap")
-        bounds = alive.agg(F.min(coordinate_of(F.col(start), spark_type)).alias("earliest"),
-                           F.max(coordinate_of(at_latest, spark_type)).alias("latest")).first()
-        if bounds["latest"] is None:  # nothing alive: the next run's events are new ones, from S on
-            bounds = df.sparkSession.range(1).select(coordinate_of(at_latest, spark_type).alias("latest"),
-                                                     F.lit(None).alias("earliest")).first()
-        carried = {"open_from": min(x for x in (bounds["earliest"], bounds["latest"]) if x is not None)}
+        # Nothing alive (least skips the NULL min): the next run's events are new ones, from S on.
+        carried = {"open_from": alive.agg(F.least(F.min(coordinate_of(F.col(start), spark_type)),
+                                                  coordinate_of(at_latest, spark_type))).first()[0]}
         fingerprints.check_and_stage(df, full=False, function=INCREMENTAL_FUNCTION, model=model, carried=carried)
     fed = alive.withColumn(start, F.greatest(F.col(start), cut)).select(*df.columns)
     group_firsts = None
