@@ -139,7 +139,7 @@
       every row. -#}
   {%- set check_until = stream_windows._sw_partition_start(spec, w - reach_future) -%}
   {%- set recorded = load_relation(stream_windows._sw_companion('__input_fingerprints')) -%}
-  {%- set input_tables = stream_windows._sw_input_tables(relation) -%}
+  {%- set input_tables = stream_windows._sw_input_tables(relation, arrival_order) -%}
   {%- set files = stream_windows._sw_input_files_questions(input_tables, seen.input_files, relation, arrival_order, s) if input_tables is not none else none -%}
   {%- if files is not none -%}{%- do questions.extend(files.questions) -%}{%- endif -%}
   {%- set earliest_change = none -%}
@@ -276,7 +276,7 @@
   {%- endif -%}
   {#- The first input-file record, for the next run's check (by `dbt run` and `dbt
       build` only). -#}
-  {%- set input_tables = stream_windows._sw_input_tables(relation) if stream_windows._sw_building() else none -%}
+  {%- set input_tables = stream_windows._sw_input_tables(relation, arrival_order) if stream_windows._sw_building() else none -%}
   {%- if input_tables is not none -%}
     {%- set files = stream_windows._sw_input_files_questions(input_tables, none, relation, arrival_order, none) -%}
     {%- set counted = run_query('select * from ' ~ files.questions | join(' cross join ')).rows[0] -%}

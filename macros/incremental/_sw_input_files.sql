@@ -15,11 +15,14 @@
     rewritten, an input that is not a table of files) the run compares fingerprints as
     before. -#}
 
-{% macro _sw_input_tables(relation) %}
+{% macro _sw_input_tables(relation, arrival_order=none) %}
   {#- {'plan': the md5 of `relation`'s optimized plan (expression ids dropped),
-      'tables': the tables its leaves read, 'direct': whether `relation` is one of
-      them}, or none when a leaf is not a table of files (values, a JDBC source, an
-      in-memory or cached relation): rows there change without a file changing. -#}
+      'tables': the tables its leaves read, 'direct': whether `relation`'s rows are
+      one table's, one for one: the table as it stands, or a projection of it that
+      passes `arrival_order` through (a staging view adding or renaming other
+      columns), so that its newer files' rows are the input's new rows}, or none when
+      a leaf is not a table of files (values, a JDBC source, an in-memory or cached
+      relation): rows there change without a file changing. -#}
   {%- if relation is not string and relation.is_cte is defined and relation.is_cte -%}{{ return(none) }}{%- endif -%}
   {%- set shown = run_query('set spark.sql.debug.maxToStringFields').rows -%}
   {%- set before = shown[0][1] if shown | length > 0 else none -%}
@@ -50,8 +53,27 @@
       {%- if leaf.group(1) not in tables -%}{%- do tables.append(leaf.group(1)) -%}{%- endif -%}
     {%- endif -%}
   {%- endfor -%}
-  {%- set direct = lines | length == 1 and tables | length == 1 -%}
+  {%- set projected = lines | length == 2 and arrival_order is not none and lines[0].startswith('Project [')
+      and lines[0].endswith(']') and arrival_order | trim in stream_windows._sw_top_level_items(lines[0][9:-1]) -%}
+  {%- set direct = tables | length == 1 and (lines | length == 1 or projected) -%}
   {{ return({'plan': local_md5(optimized), 'tables': tables | sort, 'direct': direct}) }}
+{% endmacro %}
+
+{% macro _sw_top_level_items(text) %}
+  {#- A plan's list (`a, f(b, c) AS d`) split at its top-level commas, each trimmed. -#}
+  {%- set state = namespace(depth=0, current='', items=[]) -%}
+  {%- for char in text -%}
+    {%- if char in '([{' -%}{%- set state.depth = state.depth + 1 -%}
+    {%- elif char in ')]}' -%}{%- set state.depth = state.depth - 1 -%}
+    {%- endif -%}
+    {%- if char == ',' and state.depth == 0 -%}
+      {%- set state.items = state.items + [state.current | trim] -%}
+      {%- set state.current = '' -%}
+    {%- else -%}
+      {%- set state.current = state.current ~ char -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(state.items + [state.current | trim]) }}
 {% endmacro %}
 
 {% macro _sw_input_files_questions(input, recorded, relation, arrival_order, s) %}

@@ -29,12 +29,14 @@ def database(spark):
 
 
 def committed(spark, this: str) -> dict:
-    """The committed set: {partition: (rows, checksum)}, the header's S, and each kept
-    group's first arrival ({("first", group as JSON): arrival})."""
+    """The committed set: {partition: (rows, checksum)} and each partition's first arrival
+    ({("from", partition): arrival}), the header's S, and each kept group's first arrival
+    ({("first", group as JSON): arrival})."""
     found = {}
     for r in spark.table(f"{this}__input_fingerprints").where("committed").collect():
         if r["input_partition"] is not None:
             found[r["input_partition"]] = (r["input_rows"], r["input_checksum"])
+            found[("from", r["input_partition"])] = r["first_arrival"]
         elif r["group_key"] is not None:
             found[("first", r["group_key"])] = r["group_first"]
         else:
@@ -145,7 +147,7 @@ def test_a_run_over_an_unchanged_history_counts_only_the_new_rows(spark, databas
     altered = min(p for p in committed(spark, this) if p != "S" and not isinstance(p, tuple))  # as Spark gives it
     altered_set = spark.table(fingerprints).where("committed").selectExpr(
         "input_partition", f"input_rows + if(input_partition = {altered}, 1, 0) as input_rows", "input_checksum",
-        "recorded_arrival", "input_files", "group_key", "group_first")
+        "recorded_arrival", "input_files", "group_key", "group_first", "first_arrival")
     spark.createDataFrame(altered_set.collect(), altered_set.schema).createOrReplaceTempView("_sw_test_altered")
     spark.sql(f"insert overwrite table {fingerprints} partition (committed = true) select * from _sw_test_altered")
     source.write(frame.iloc[520:560], "append")
@@ -230,3 +232,39 @@ def test_an_input_is_direct_when_its_rows_are_a_tables_one_for_one(spark, databa
         assert tables is not None and tables.tables == (f"spark_catalog.{database}.events",), case
         assert tables.direct is direct, case
     assert input_tables(spark.createDataFrame([(1, 2)], "seq long, t long"), "seq") is None
+
+
+def test_the_arrival_floor_passes_every_row_from_a_time_on_and_no_partition_before(spark, database):
+    """A read from a time X on adds ``arrival >= A``, A the least first arrival of X's
+    partition and the later ones (committed with the fingerprints): every row at or
+    after X passes it, the partitions before X's (whose rows arrived earlier) do not, and
+    without an unchanged history there is no floor. Arrival positions run backwards
+    inside each partition, so a floor taken from the wrong partition, or the wrong row
+    of it, drops rows at or after X."""
+    from pyspark.sql import functions as F
+
+    from streamwindows.spark.fingerprints import InputFingerprints
+    from streamwindows.spark.incremental import time_partitioner
+
+    table, this = f"{database}.input", f"{database}.model"
+    rows = [(1000 + (t // 10) * 10 + 9 - t % 10, t) for t in range(100)]  # partitions of 10 times
+    spark.createDataFrame(rows, "seq long, t long").write.format("parquet").saveAsTable(table)
+
+    def fingerprints():
+        return InputFingerprints.of(this, time="t", arrival="seq",
+                                    partition_of=time_partitioner("test", False, 10, None))
+
+    fingerprints().check_and_stage(spark.table(table), full=True, function="test", model=None)
+    commit(this)
+    for since in (37, 30, 39, 0, 99):
+        df = spark.table(table)
+        floor = fingerprints().arrival_floor(df, F.lit(since))
+        passing = {r["t"] for r in df.where(floor).collect()}
+        assert passing == set(range(since - since % 10, 100)), since  # X's partition on, whole
+    # Past every counted partition: only rows after S (new ones) can lie there.
+    df = spark.table(table)
+    assert df.where(fingerprints().arrival_floor(df, F.lit(500))).collect() == [(max(r[0] for r in rows), 9 * 10)]
+    # A rewritten table: the history is not known as counted, so no floor.
+    spark.createDataFrame(rows, "seq long, t long").write.mode("overwrite").format("parquet").saveAsTable(table)
+    df = spark.table(table)
+    assert df.where(fingerprints().arrival_floor(df, F.lit(37))).count() == 100

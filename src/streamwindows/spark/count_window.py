@@ -58,8 +58,9 @@ def count_window_aggregate_spark(
     groups = [group_by] if isinstance(group_by, str) else list(group_by or [])
     windows = _windows(df, time=time, n=n, aggregates=aggregates, end=end, groups=groups, arrival=arrival,
                        user_aggregates=user_aggregates, user_aggregate_types=user_aggregate_types, model=model)
-    return _emission_order(_with_group_firsts(windows, df, groups, time, arrival), groups,
-                           first=0).select(*_columns(windows))
+    return _emission_order(_joined_firsts(windows, _firsts(df, groups, time, arrival), groups,
+                                          df.schema[arrival or time].dataType), groups, first=0).select(
+        *_columns(windows))
 
 
 def _windows(df, *, time, n, aggregates, end, groups, arrival, user_aggregates, user_aggregate_types, model):
@@ -73,12 +74,23 @@ def _windows(df, *, time, n, aggregates, end, groups, arrival, user_aggregates, 
                            declared_types=declared)
 
 
-def _with_group_firsts(windows, df, groups: Sequence[str], time: str, arrival: str | None):
-    """``windows`` with ``_sw_first``, its group's least arrival in ``df`` (or least start
-    time, without ``arrival``)."""
+def _firsts(df, groups: Sequence[str], time: str, arrival: str | None):
+    """Each group's least arrival in ``df`` (or least start time, without ``arrival``):
+    the group columns and ``_sw_first``."""
     from pyspark.sql import functions as F
 
-    firsts = suffixed(df.groupBy(*groups).agg(F.min(arrival or time).alias("_sw_first")), groups, "__first")
+    return df.groupBy(*groups).agg(F.min(arrival or time).alias("_sw_first"))
+
+
+def _joined_firsts(windows, firsts, groups: Sequence[str], first_type):
+    """``windows`` with ``_sw_first``, its group's first arrival in ``firsts``
+    (:func:`_firsts`). Without groups there is one window per point: the first arrival
+    orders nothing, and ``firsts`` may be None."""
+    from pyspark.sql import functions as F
+
+    if not groups:
+        return windows.withColumn("_sw_first", F.lit(None).cast(first_type))
+    firsts = suffixed(firsts, groups, "__first")
     return windows.join(firsts, null_safe_match(windows, firsts, groups, "__first"), "left").drop(
         *[g + "__first" for g in groups])
 
@@ -147,6 +159,12 @@ def count_window_incremental_spark(
       the events starting at or after c make the same windows from c on.
     * So the run reads the events of each group's last N start times and the new
       ones, never the closed history's windows.
+    * With ``this``, while the input-file record shows the history as the last build
+      saw it (:mod:`streamwindows.spark.input_files`), the checks above read only the
+      new rows, the groups' first arrivals come with the fingerprints, and the table's
+      state comes from the rewritten partitions: the run's cost follows the new rows and
+      the windows' reach, not the history. A new row of a group without a window yet
+      (fewer than N start times so far) makes the run read the whole input once.
 
     ``late_rows`` ('error', 'audit' or 'reprocess') and ``this`` (the model's table,
     ``str(dbt.this)``) pick what an event that arrives out of its group's order does
@@ -177,7 +195,8 @@ def count_window_incremental_spark(
                               model=model)
     df = policy.input_for(df, full=previous is None)  # without the audited events
     fingerprints = InputFingerprints.of(this, time=time, arrival=arrival, partition_of=partition_of,
-                                        call=describe_call(**options, partition=partition))
+                                        call=describe_call(**options, partition=partition),
+                                        first_arrivals=groups)
 
     def with_partition(frame):
         return frame.withColumn("time_partition", F.when(F.col("is_final"), partition_of(F.col("point_at"))))
@@ -193,26 +212,43 @@ def count_window_incremental_spark(
     # partition: reading it prunes every other).
     latest = suffixed(previous.where(F.col("time_partition").isNull()).groupBy(*groups)
                       .agg(F.max("point_at").alias("_sw_latest")), groups, "__latest")
-    late, closing, unseen, joined = split_at_latest(  # the least P that a later start closes
-        df, latest, groups, time, arrival,
-        lambda begins, latest_start: F.when(latest_start.isNotNull() & (begins > latest_start), latest_start),
-        required=[end] if end else [])
-    if late is not None:
-        _raise_out_of_order(df, late, groups, options)
-    # No late row: a difference below what the table holds is a row changed in place,
-    # which fails the run or (under 'reprocess') makes it recompute the whole table.
-    if fingerprints.check_and_stage(df, full=False, function=INCREMENTAL_FUNCTION, model=model,
-                                    reprocess=policy.late_rows == "reprocess"):
-        return with_partition(count_window_aggregate_spark(df, **options))
-    # A group without a window yet gets its first at its Nth distinct start time (a
-    # second pass over the input, only when the first found such a group).
-    first_window = None
-    if unseen:
-        starts = joined.where(F.col("_sw_latest").isNull()).select(*groups, "_sw_start").distinct()
-        by_group = Window.partitionBy(*groups) if groups else Window.partitionBy()
-        ranked = starts.withColumn("_sw_rank", F.row_number().over(by_group.orderBy("_sw_start")))
-        first_window = ranked.where(F.col("_sw_rank") == n).agg(F.min("_sw_start").alias("x")).first()["x"]
-    earliest = min((x for x in (closing, first_window) if x is not None), default=None)
+
+    def closes(begins, latest_start):  # the latest start that a later start closes
+        return F.when(latest_start.isNotNull() & (begins > latest_start), latest_start)
+
+    # Over a history the input-file record shows unchanged (processed in order, without
+    # a NULL), only a new row can be late, and the groups' first arrivals come with the
+    # fingerprints: one aggregation over the new rows (Parquet skips the files holding
+    # none) answers, unless a new row is late, NULL or of a group without a window yet
+    # (its first window needs its history). Else (or to name the late row) the whole
+    # input is checked, as a full build checks it.
+    history = fingerprints.history(df, full=False) if fingerprints.table is not None else None
+    recent = _recent(fingerprints.new_rows(df), latest, groups, time, arrival, end, closes) \
+        if history is not None and history.unchanged else None
+    if recent is not None:
+        fingerprints.check_and_stage(df, full=False, function=INCREMENTAL_FUNCTION, model=model)
+        earliest = recent["closing"]
+        firsts = fingerprints.group_firsts(df, "_sw_first") if groups else None
+    else:
+        late, closing, unseen, joined = split_at_latest(  # the least P that a later start closes
+            df, latest, groups, time, arrival, closes, required=[end] if end else [])
+        if late is not None:
+            _raise_out_of_order(df, late, groups, options)
+        # No late row: a difference below what the table holds is a row changed in place,
+        # which fails the run or (under 'reprocess') makes it recompute the whole table.
+        if fingerprints.check_and_stage(df, full=False, function=INCREMENTAL_FUNCTION, model=model,
+                                        reprocess=policy.late_rows == "reprocess"):
+            return with_partition(count_window_aggregate_spark(df, **options))
+        # A group without a window yet gets its first at its Nth distinct start time (a
+        # second pass over the input, only when the first found such a group).
+        first_window = None
+        if unseen:
+            starts = joined.where(F.col("_sw_latest").isNull()).select(*groups, "_sw_start").distinct()
+            by_group = Window.partitionBy(*groups) if groups else Window.partitionBy()
+            ranked = starts.withColumn("_sw_rank", F.row_number().over(by_group.orderBy("_sw_start")))
+            first_window = ranked.where(F.col("_sw_rank") == n).agg(F.min("_sw_start").alias("x")).first()["x"]
+        earliest = min((x for x in (closing, first_window) if x is not None), default=None)
+        firsts = _firsts(df, groups, time, arrival)
 
     # The partitions from X's on, and the provisional windows (NULL partition).
     recomputed = F.col("time_partition").isNull()
@@ -220,11 +256,20 @@ def count_window_incremental_spark(
         recomputed = recomputed | (F.col("time_partition") >= partition_of(F.lit(earliest)))
     cuts = suffixed(previous.where(recomputed).groupBy(*groups).agg(F.min("window_start").alias("_sw_cut")), groups,
                     "__cut")
-    fed = df.join(F.broadcast(cuts), null_safe_match(df, cuts, groups, "__cut"), "left")
+    fed = df
+    if recent is not None:
+        # Every group of a new row has a cut (a provisional window), and a group without
+        # one has fewer than N start times, so no window: the lowest cut bounds the read
+        # (a time filter, and the arrival floor from there, which Parquet applies to the
+        # files).
+        lowest = cuts.agg(F.min("_sw_cut").alias("x")).first()["x"]
+        if lowest is not None:  # with the arrival floor from there: Parquet skips the history's files
+            fed = df.where((F.col(time) >= F.lit(lowest)) & fingerprints.arrival_floor(df, F.lit(lowest)))
+    fed = fed.join(F.broadcast(cuts), null_safe_match(fed, cuts, groups, "__cut"), "left")
     fed = fed.where(F.col("_sw_cut").isNull() | (F.col(time) >= F.col("_sw_cut"))).select(*df.columns)
     windows = _windows(fed, time=time, n=n, aggregates=aggregates, end=end, groups=groups, arrival=arrival,
                        user_aggregates=user_aggregates, user_aggregate_types=user_aggregate_types, model=model)
-    windows = _with_group_firsts(windows, df, groups, time, arrival)  # the whole input's firsts
+    windows = _joined_firsts(windows, firsts, groups, df.schema[arrival].dataType)  # the whole input's firsts
     boundary = None if earliest is None else partition_of(F.lit(earliest))
     return with_partition(_numbered_on(windows, previous, groups, boundary, partition_of, model)
                           .select(*_columns(windows)))
@@ -243,7 +288,14 @@ def _numbered_on(windows, previous, groups: Sequence[str], boundary, partition_o
                                     "the windows); rebuild it once with --full-refresh",
                                     f"a table with columns {', '.join(previous.columns)}", model=model)
     before = F.lit(True) if boundary is None else partition_of(F.col("point_at")) < boundary
-    state = previous.agg(F.min(F.when(~before, F.col("emit_seq"))).alias("k"), F.max("emit_seq").alias("last")).first()
+    # The windows from the boundary on are in its partitions or provisional (NULL
+    # partition), and so is the last emitted: a final window's point is below its
+    # group's provisional one. So the state reads only the rewritten partitions.
+    rewritten = F.col("time_partition").isNull()
+    if boundary is not None:
+        rewritten = rewritten | (F.col("time_partition") >= boundary)
+    state = previous.where(rewritten).agg(F.min(F.when(~before, F.col("emit_seq"))).alias("k"),
+                                          F.max("emit_seq").alias("last")).first()
     k = state["k"] if state["k"] is not None else (state["last"] + 1 if state["last"] is not None else 0)
     placed = previous.where(F.col("time_partition").isNull() & before).select(
         *[F.col(g).alias(g + "__old") for g in groups], F.col("point_at").alias("_sw_old_point"),
@@ -255,6 +307,24 @@ def _numbered_on(windows, previous, groups: Sequence[str], boundary, partition_o
         *[g + "__old" for g in groups], "_sw_old_point", "_sw_old_seq")
     moved = _emission_order(windows.where(~before), groups, first=int(k))
     return kept.unionByName(moved)
+
+
+def _recent(new, latest, groups: Sequence[str], time: str, arrival: str, end: str | None, closes) -> dict | None:
+    """Over an unchanged history, one aggregation over the ``new`` rows with each group's
+    latest start (``latest``, broadcast): None if a new row is late (starts before its
+    group's latest start, which arrived before it), has a NULL start, end or arrival, or
+    belongs to a group without a window yet; else {"closing": the least latest start
+    that a new row closes (``closes``), or None}."""
+    from pyspark.sql import functions as F
+
+    joined = new.join(F.broadcast(latest), null_safe_match(new, latest, groups, "__latest"), "left")
+    start, latest_start = F.col(time), F.col("_sw_latest")
+    trouble = start.isNull() | F.col(arrival).isNull() | latest_start.isNull() | (start < latest_start)
+    if end:
+        trouble = trouble | F.col(end).isNull()
+    answer = joined.agg(F.max(trouble.cast("int")).alias("trouble"),
+                        F.min(closes(start, latest_start)).alias("closing")).first()
+    return None if answer["trouble"] else {"closing": answer["closing"]}
 
 
 def _raise_out_of_order(df, late, groups: Sequence[str], options: Mapping[str, Any]) -> None:

@@ -85,6 +85,7 @@ class History:
     tables: InputTables | None
     verdict: Verdict | None
     group_firsts: dict | None = None  # committed: group key (JSON) -> first arrival; None: not kept
+    partition_firsts: dict | None = None  # committed: partition -> its rows' first arrival (None: not kept)
 
     @property
     def unchanged(self) -> bool:
@@ -128,10 +129,11 @@ class InputFingerprints:
         if self._read is not None and self._read[0] is df and self._read[1] == full:
             return self._read[2]
         spark = df.sparkSession
-        committed, processed_until, recorded, firsts = (None, None, None, None) if full else self._committed(spark)
+        committed, processed_until, recorded, firsts, partition_firsts = (None,) * 5 if full else \
+            self._committed(spark)
         tables = input_tables(df, self.arrival)
         found = None if tables is None else verdict(df, tables, recorded, self.arrival, processed_until)
-        history = History(committed, processed_until, recorded, tables, found, firsts)
+        history = History(committed, processed_until, recorded, tables, found, firsts, partition_firsts)
         self._read = (df, full, history)
         return history
 
@@ -155,6 +157,29 @@ class InputFingerprints:
         s = self.history(df, full=False).processed_until
         arrival = F.col(self.arrival)
         return df.where(arrival.isNull() | (F.lit(True) if s is None else arrival > F.lit(s)))
+
+    def arrival_floor(self, df, since):
+        """A filter on the arrival position that every row of ``df`` with a time at or
+        after ``since`` (a Column of one value) passes, for a run over an unchanged
+        history: the first arrival of the earliest partition from ``since``'s on, from the
+        committed fingerprints (every later row arrived after S). Parquet skips the files
+        and row groups below it, where a time filter prunes nothing (Spark writes
+        timestamps as INT96 by default, whose statistics it does not use). True (no
+        filter) when the history is not known so."""
+        from pyspark.sql import functions as F
+
+        if self.table is None:
+            return F.lit(True)
+        history = self.history(df, full=False)
+        if not history.unchanged or history.partition_firsts is None or history.processed_until is None:
+            return F.lit(True)
+        first = df.sparkSession.range(1).select(self.partition_of(since).alias("p")).first()["p"]
+        if first is None:
+            return F.lit(True)
+        firsts = [a for p, a in history.partition_firsts.items() if p >= first]
+        if None in firsts:  # a partition counted before first arrivals were kept
+            return F.lit(True)
+        return F.col(self.arrival) >= F.lit(min(firsts, default=history.processed_until))
 
     def group_firsts(self, df, column: str):
         """Each group's first arrival over the whole input (the group columns and
@@ -208,6 +233,7 @@ class InputFingerprints:
         per_partition = hashed.groupBy("input_partition").agg(
             F.count(F.lit(1)).alias("input_rows"), hash_sum(F.col("_sw_hash")).alias("input_checksum"),
             F.max("_sw_arrival").alias("_sw_last"), F.count("_sw_arrival").alias("_sw_arrived"),
+            F.min("_sw_arrival").alias("_sw_first"),
             F.count(F.when(within, F.lit(1))).alias("_sw_rows_then"),
             hash_sum(F.when(within, F.col("_sw_hash"))).alias("_sw_checksum_then"))
         now = per_partition.collect()
@@ -220,12 +246,13 @@ class InputFingerprints:
             whole_table = changed is not None
         counts = {r["input_partition"]: (r["input_rows"], r["input_checksum"]) for r in now
                   if r["input_partition"] is not None}
+        partition_firsts = {r["input_partition"]: r["_sw_first"] for r in now if r["input_partition"] is not None}
         latest = max((r["_sw_last"] for r in now if r["_sw_last"] is not None), default=None)
         arrived = sum(r["_sw_arrived"] for r in now)
         # Kept only where a record can vouch for them: a run trusts them over an unchanged history.
         firsts = self._firsts_of(df) if self.first_arrivals and history.tables is not None else None
-        self._stage(spark, counts, latest, self._record(history, arrived, carried), partition_type,
-                    df.schema[self.arrival].dataType, firsts, whole_table=whole_table)
+        self._stage(spark, counts, partition_firsts, latest, self._record(history, arrived, carried),
+                    partition_type, df.schema[self.arrival].dataType, firsts, whole_table=whole_table)
         return whole_table
 
     def _firsts_of(self, rows, known: dict | None = None) -> dict:
@@ -250,19 +277,25 @@ class InputFingerprints:
         new = hashed.where(F.col("_sw_arrival").isNotNull() if s is None else F.col("_sw_arrival") > F.lit(s))
         added = new.groupBy("input_partition").agg(
             F.count(F.lit(1)).alias("input_rows"), hash_sum(F.col("_sw_hash")).alias("input_checksum"),
-            F.max("_sw_arrival").alias("_sw_last")).collect()
+            F.max("_sw_arrival").alias("_sw_last"), F.min("_sw_arrival").alias("_sw_first")).collect()
         counts = dict(history.committed)
+        # A partition's first arrival: the committed one, else (a partition new to this
+        # run) its new rows'; unknown (None) where the committed set did not keep it.
+        partition_firsts = {p: (history.partition_firsts or {}).get(p) for p in counts}
         for r in added:
-            rows, checksum = counts.get(r["input_partition"], (0, 0))
-            counts[r["input_partition"]] = (rows + r["input_rows"], checksum + r["input_checksum"])
+            p = r["input_partition"]
+            rows, checksum = counts.get(p, (0, 0))
+            counts[p] = (rows + r["input_rows"], checksum + r["input_checksum"])
+            if rows == 0:
+                partition_firsts[p] = r["_sw_first"]
         latest = max([r["_sw_last"] for r in added] + ([s] if s is not None else []), default=None)
         arrived = (history.recorded.get("arrived") or 0) + sum(r["input_rows"] for r in added)
         firsts = None
         if self.first_arrivals:  # the committed ones, or (a set kept before them) the whole input's
             firsts = (self._firsts_of(self.new_rows(df), history.group_firsts) if history.group_firsts is not None
                       else self._firsts_of(df))
-        self._stage(spark, counts, latest, self._record(history, arrived, carried), partition_type, arrival_type,
-                    firsts, whole_table=False)
+        self._stage(spark, counts, partition_firsts, latest, self._record(history, arrived, carried),
+                    partition_type, arrival_type, firsts, whole_table=False)
         return False
 
     def _record(self, history: History, arrived: int, carried: dict | None) -> str | None:
@@ -271,25 +304,28 @@ class InputFingerprints:
         return input_files_record(history.tables, history.verdict.files, arrived, self.call,
                                   carried, firsts=bool(self.first_arrivals))
 
-    def _committed(self, spark) -> tuple[dict | None, Any, dict | None, dict | None]:
+    def _committed(self, spark) -> tuple[dict | None, Any, dict | None, dict | None, dict | None]:
         """The committed set: ({partition: (rows, checksum)}, arrival position S, input-file
-        record, {group key: first arrival}), all None when there is none (a table built
-        before fingerprints were kept); the record is None when the set has none (kept
-        before records were), the group firsts None when it has none (kept before them,
-        or by a function that keeps none)."""
+        record, {group key: first arrival}, {partition: first arrival}), all None when
+        there is none (a table built before fingerprints were kept); the record is None
+        when the set has none (kept before records were), the group firsts None when it
+        has none (kept before them, or by a function that keeps none), a partition's
+        first arrival None when it was counted before they were kept."""
         if not spark.catalog.tableExists(self.table):
-            return None, None, None, None
+            return None, None, None, None, None
         rows = [r.asDict() for r in spark.table(self.table).where("committed").collect()]
         header = [r for r in rows if r["input_partition"] is None and r["input_checksum"] is None
                   and r.get("group_key") is None]
         if not header:
-            return None, None, None, None
+            return None, None, None, None, None
         record = decoded(header[0].get("input_files"))
         firsts = None
         if record is not None and record.get("firsts") and self.first_arrivals:  # possibly none: no group yet
             firsts = {r["group_key"]: r["group_first"] for r in rows if r.get("group_key") is not None}
-        return ({r["input_partition"]: (r["input_rows"], r["input_checksum"]) for r in rows
-                 if r["input_partition"] is not None}, header[0]["recorded_arrival"], record, firsts)
+        partitions = [r for r in rows if r["input_partition"] is not None]
+        return ({r["input_partition"]: (r["input_rows"], r["input_checksum"]) for r in partitions},
+                header[0]["recorded_arrival"], record, firsts,
+                {r["input_partition"]: r.get("first_arrival") for r in partitions})
 
     @staticmethod
     def _first_change(recorded: dict, now: list) -> dict | None:
@@ -304,10 +340,10 @@ class InputFingerprints:
         return {"partition": first, "rows_then": recorded.get(first, (0, None))[0],
                 "rows_now": current.get(first, (0, None))[0]}
 
-    def _stage(self, spark, counts: dict, latest, record: str | None, partition_type, arrival_type,
-               firsts: dict | None, *, whole_table: bool) -> None:
+    def _stage(self, spark, counts: dict, partition_firsts: dict, latest, record: str | None, partition_type,
+               arrival_type, firsts: dict | None, *, whole_table: bool) -> None:
         """Overwrites the staged partition with ``counts`` ({partition: (rows,
-        checksum)}) and a header row (the arrival position ``latest`` and the input-file
+        checksum)}) and each partition's first arrival, a header row (the arrival position ``latest`` and the input-file
         ``record``), after setting the property that says what the model's rows are (so
         staged rows never go without it)."""
         from pyspark.sql.types import DecimalType, LongType, StringType, StructField, StructType
@@ -315,7 +351,8 @@ class InputFingerprints:
         columns = StructType([StructField("input_partition", partition_type), StructField("input_rows", LongType()),
                               StructField("input_checksum", DecimalType(38, 0)),
                               StructField("recorded_arrival", arrival_type), StructField("input_files", StringType()),
-                              StructField("group_key", StringType()), StructField("group_first", arrival_type)])
+                              StructField("group_key", StringType()), StructField("group_first", arrival_type),
+                              StructField("first_arrival", arrival_type)])
         spark.sql(f"create table if not exists {self.table} ("
                   + ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in columns.fields)
                   + ", committed boolean) using parquet partitioned by (committed)")
@@ -325,9 +362,10 @@ class InputFingerprints:
             spark.sql(f"alter table {self.table} add columns ({', '.join(missing)})")
         spark.sql(f"alter table {self.table} set tblproperties "
                   f"('{STAGED_ROWS}' = '{'whole_table' if whole_table else 'new'}')")
-        rows = [(p, n, checksum, latest, None, None, None) for p, (n, checksum) in sorted(counts.items())]
-        rows.append((None, None, None, latest, record, None, None))
-        rows += [(None, None, None, None, None, key, first) for key, first in sorted((firsts or {}).items())]
+        rows = [(p, n, checksum, latest, None, None, None, partition_firsts.get(p))
+                for p, (n, checksum) in sorted(counts.items())]
+        rows.append((None, None, None, latest, record, None, None, None))
+        rows += [(None, None, None, None, None, key, first, None) for key, first in sorted((firsts or {}).items())]
         self._staged_firsts = firsts
         view = f"_sw_staged_fingerprints_{uuid.uuid4().hex}"  # threads share the session's views
         spark.createDataFrame(rows, columns).createOrReplaceTempView(view)

@@ -152,27 +152,37 @@ def _closed_state(closed, coordinate) -> dict | None:
     """The closed windows' state (closed_until: the latest window_end, last_emit_seq,
     last_emitted_at, the narrowest and widest window), None when there is none. The
     closed windows are numbered 0..n-1 in emission order and the latest end is among
-    the windows of the last emission: so their count (from the files' footers), the
-    last one's emitted_at and that emission's windows (filters Parquet applies to its
-    row groups) give it without reading the table. A table not numbered so is read
-    whole."""
+    the windows of the last emission, numbered last: so their count (from the files'
+    footers), the last one's emitted_at and that emission's windows give it without
+    reading the table. The windows are found by emit_seq, from n - span on (span
+    widened until the emission's first window is inside): a filter Parquet applies to
+    the files and row groups, where one on emitted_at prunes nothing (an INT96
+    timestamp, Spark's default, has no statistics it uses). A table not numbered so is
+    read whole."""
     from pyspark.sql import functions as F
 
     width = coordinate("window_end") - coordinate("window_start")
 
     def state_of(windows) -> dict:
         return windows.agg(F.max(coordinate("window_end")).alias("closed_until"),
-                           F.max("emit_seq").alias("last_emit_seq"), F.max("emitted_at").alias("last_emitted_at"),
+                           F.max("emit_seq").alias("last_emit_seq"), F.min("emit_seq").alias("first_emit_seq"),
+                           F.max("emitted_at").alias("last_emitted_at"),
                            F.min(width).alias("narrowest"), F.max(width).alias("widest")).first().asDict()
 
     n = closed.count()
     if n == 0:
         return None
     last = closed.where(F.col("emit_seq") == F.lit(n - 1)).select("emitted_at").collect()
-    if len(last) == 1:
-        state = state_of(closed.where(F.col("emitted_at") == F.lit(last[0]["emitted_at"])))
-        if state["last_emit_seq"] == n - 1:
+    span = 4096
+    while len(last) == 1:
+        low = max(n - span, 0)
+        state = state_of(closed.where((F.col("emit_seq") >= F.lit(low))
+                                      & (F.col("emitted_at") == F.lit(last[0]["emitted_at"]))))
+        if state["last_emit_seq"] != n - 1:  # not numbered 0..n-1
+            break
+        if state["first_emit_seq"] > low or low == 0:  # the emission's first window is inside
             return state
+        span *= 16
     return state_of(closed)
 
 
@@ -188,14 +198,25 @@ def _above(prepared: _Prepared, cut):
     return exact
 
 
+def _field_at(prepared: _Prepared, cut):
+    """A value of the field at or below the cut (a coordinate): every row above the cut
+    has a field at or after it."""
+    from pyspark.sql import functions as F
+
+    if prepared.params.field_kind == "timestamp":
+        return F.timestamp_micros(F.lit(int(cut) // 1000))
+    return F.lit(cut).cast(prepared.coordinate_type)
+
+
 def _placeable(prepared: _Prepared, new, cut) -> bool:
     """Whether every new row lies above the cut with a field value and an arrival
-    position: one aggregation over the new rows."""
+    position: one aggregation over the new rows. (An aggregate, not a filter: Spark
+    would merge the check into the new rows' filter, which then reaches no file.)"""
     from pyspark.sql import functions as F
 
     trouble = (F.col(quote(prepared.params.seq)).isNull() | prepared.value.isNull()
                | ~_above(prepared, cut))
-    return new.where(trouble).limit(1).count() == 0
+    return not new.agg(F.max(trouble.cast("int")).alias("trouble")).first()["trouble"]
 
 
 def field_dimension_incremental_spark(
@@ -380,7 +401,8 @@ def field_dimension_incremental_spark(
             per_group.unpersist()
     if not above:  # no row reaches past the cut: nothing can close (or stay open)
         return with_partition(prepared.empty())
-    reading = prepared.df.where(_above(prepared, cut))
+    # The arrival floor (when the history is as recorded) lets Parquet skip the history.
+    reading = prepared.df.where(_above(prepared, cut) & fingerprints.arrival_floor(df, _field_at(prepared, cut)))
     result = _by_value_ranges(prepared, reading, group_firsts=group_firsts if params.group_by else None,
                               starts_after=closed_until - params.size, first_emit_seq=last_emit_seq + 1)
     if result is None:

@@ -203,13 +203,19 @@ def interval_aggregate_incremental_spark(
     # cut. None started before the earliest start the last run's such events had
     # (carried in the record: the cuts only move forward), which bounds the read.
     open_from = fingerprints.history(df, full=False).carried("open_from") if recent else None
-    source = df if open_from is None else df.where(F.col(start) >= _time_of_coordinate(open_from, spark_type))
+    if open_from is None:
+        source = df
+    else:  # with the arrival floor from there: Parquet skips the history's files
+        since = _time_of_coordinate(open_from, spark_type)
+        source = df.where((F.col(start) >= since) & fingerprints.arrival_floor(df, since))
     alive = source.join(F.broadcast(cuts), null_safe_match(source, cuts, groups, "__cut"), "left")
     cut = F.coalesce(F.col("_sw_cut"), at_latest)
     alive = alive.where(F.col(end) > cut)
     lowest = latest if state["lowest_cut"] is None else min(state["lowest_cut"], latest)
     if recent:  # the starts the pieces from the cuts on are emitted by, with their order checked
-        starts = Starts.of(df.where(F.col(start) >= F.lit(lowest)), start=start, end=end, arrival=arrival)
+        since = F.lit(lowest)
+        starts = Starts.of(df.where((F.col(start) >= since) & fingerprints.arrival_floor(df, since)), start=start,
+                           end=end, arrival=arrival)
         if starts is not None and (starts.out_of_order or starts.has_null):
             _check_late_or_null(df, groups, options, F.col(start) < at_latest)
             check_stream_order(df, start=start, arrival=arrival, group_by=groups, model=model)
@@ -237,7 +243,9 @@ def _placeable(new, options: Mapping[str, Any], at_latest) -> bool:
     start, end, arrival = options["start"], options["end"], options["arrival"]
     trouble = (F.col(start).isNull() | F.col(end).isNull() | F.col(arrival).isNull()
                | (F.col(start) < at_latest))
-    return new.where(trouble).limit(1).count() == 0
+    # An aggregate, not a filter: Spark would merge the check into the new rows' filter,
+    # which then reaches no file.
+    return not new.agg(F.max(trouble.cast("int")).alias("trouble")).first()["trouble"]
 
 
 def _time_of_coordinate(value: Any, spark_type: str):
