@@ -263,7 +263,7 @@ def count_window_incremental_spark(
         # (a time filter, and the arrival floor from there, which Parquet applies to the
         # files).
         lowest = cuts.agg(F.min("_sw_cut").alias("x")).first()["x"]
-        if lowest is not None:  # with the arrival floor from there: Parquet skips the history's files
+        if lowest is not None:
             fed = df.where((F.col(time) >= F.lit(lowest)) & fingerprints.arrival_floor(df, F.lit(lowest)))
     fed = fed.join(F.broadcast(cuts), null_safe_match(fed, cuts, groups, "__cut"), "left")
     fed = fed.where(F.col("_sw_cut").isNull() | (F.col(time) >= F.col("_sw_cut"))).select(*df.columns)

@@ -343,9 +343,10 @@ class InputFingerprints:
     def _stage(self, spark, counts: dict, partition_firsts: dict, latest, record: str | None, partition_type,
                arrival_type, firsts: dict | None, *, whole_table: bool) -> None:
         """Overwrites the staged partition with ``counts`` ({partition: (rows,
-        checksum)}) and each partition's first arrival, a header row (the arrival position ``latest`` and the input-file
-        ``record``), after setting the property that says what the model's rows are (so
-        staged rows never go without it)."""
+        checksum)}) with ``partition_firsts`` (each one's first arrival), a header row
+        (the arrival position ``latest`` and the input-file ``record``), after setting
+        the property that says what the model's rows are (so staged rows never go
+        without it)."""
         from pyspark.sql.types import DecimalType, LongType, StringType, StructField, StructType
 
         columns = StructType([StructField("input_partition", partition_type), StructField("input_rows", LongType()),

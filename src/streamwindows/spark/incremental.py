@@ -46,6 +46,15 @@ def nothing_written(previous):
     return previous.sparkSession.createDataFrame([], previous.schema)
 
 
+def any_row(frame, condition) -> bool:
+    """Whether a row of ``frame`` meets ``condition``: one aggregation, not a filter
+    (Spark would merge the condition into ``frame``'s own filter, which then may no
+    longer reach the files, as a new-rows filter sharing its ``arrival is null``)."""
+    from pyspark.sql import functions as F
+
+    return bool(frame.agg(F.max(condition.cast("int")).alias("any")).first()["any"])
+
+
 def suffixed(frame, groups: Sequence[str], suffix: str):
     """``frame`` with its group columns renamed <group><suffix> (to join back on them)."""
     from pyspark.sql import functions as F

@@ -18,7 +18,7 @@ from streamwindows.spark.field_dimension.general_plan import group_candidates, r
 from streamwindows.spark.field_dimension.output import order_emissions, output_schema, public_output
 from streamwindows.spark.field_dimension.ranges import DISTINCT_VALUES_LIMIT
 from streamwindows.spark.fingerprints import InputFingerprints, describe_call
-from streamwindows.spark.incremental import nothing_written, require_time_partition, time_partitioner
+from streamwindows.spark.incremental import any_row, nothing_written, require_time_partition, time_partitioner
 from streamwindows.spark.late_rows import late_rows_policy
 
 
@@ -210,13 +210,12 @@ def _field_at(prepared: _Prepared, cut):
 
 def _placeable(prepared: _Prepared, new, cut) -> bool:
     """Whether every new row lies above the cut with a field value and an arrival
-    position: one aggregation over the new rows. (An aggregate, not a filter: Spark
-    would merge the check into the new rows' filter, which then reaches no file.)"""
+    position: one aggregation over the new rows."""
     from pyspark.sql import functions as F
 
     trouble = (F.col(quote(prepared.params.seq)).isNull() | prepared.value.isNull()
                | ~_above(prepared, cut))
-    return not new.agg(F.max(trouble.cast("int")).alias("trouble")).first()["trouble"]
+    return not any_row(new, trouble)
 
 
 def field_dimension_incremental_spark(

@@ -11,6 +11,7 @@ from streamwindows.errors import InvalidParameterError
 from streamwindows.interval_semantics import GROUP_FIRST, interval_aggregate
 from streamwindows.spark.fingerprints import InputFingerprints, describe_call
 from streamwindows.spark.incremental import (
+    any_row,
     group_on_driver,
     nothing_written,
     null_safe_match,
@@ -243,9 +244,7 @@ def _placeable(new, options: Mapping[str, Any], at_latest) -> bool:
     start, end, arrival = options["start"], options["end"], options["arrival"]
     trouble = (F.col(start).isNull() | F.col(end).isNull() | F.col(arrival).isNull()
                | (F.col(start) < at_latest))
-    # An aggregate, not a filter: Spark would merge the check into the new rows' filter,
-    # which then reaches no file.
-    return not new.agg(F.max(trouble.cast("int")).alias("trouble")).first()["trouble"]
+    return not any_row(new, trouble)
 
 
 def _time_of_coordinate(value: Any, spark_type: str):
